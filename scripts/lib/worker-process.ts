@@ -1,0 +1,112 @@
+/**
+ * Runs `weir run` as a child process (the built CLI, `bin/weir.js`) for the demo, the
+ * benchmarks and the integration tests, and reads its JSON log lines.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot } from './kafka-broker.js';
+
+/** One pino log line of the worker. */
+export interface WorkerLogLine {
+  readonly level: number;
+  readonly msg: string;
+  readonly [field: string]: unknown;
+}
+
+/** A running `weir run` process. */
+export interface WorkerProcess {
+  readonly child: ChildProcess;
+  /** Every JSON log line so far. */
+  readonly logs: WorkerLogLine[];
+  /** Output lines that were not JSON (errors printed by the CLI). */
+  readonly otherOutput: string[];
+  /** Resolves with the exit code (or the signal name) when the process ends. */
+  readonly exited: Promise<number | string>;
+  /** Waits for a log line matching `predicate`. @throws Error after `timeoutMs` or when the process exits first */
+  waitForLog(predicate: (line: WorkerLogLine) => boolean, timeoutMs?: number): Promise<WorkerLogLine>;
+  /** Sends `signal` and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/** Options of {@link startWorker}. */
+export interface StartWorkerOptions {
+  /** Extra `weir run` flags. */
+  readonly args?: readonly string[];
+  /** Extra environment variables. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Mirror the worker's output to this stream (e.g. for debugging). */
+  readonly echo?: NodeJS.WritableStream;
+}
+
+/** Starts `node bin/weir.js run <topologyFile> ...args` with JSON logs. */
+export function startWorker(topologyFile: string, options: StartWorkerOptions = {}): WorkerProcess {
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin', 'weir.js'), 'run', topologyFile, ...(options.args ?? [])], {
+    cwd: repoRoot,
+    env: { ...process.env, WEIR_LOG_LEVEL: process.env['WEIR_LOG_LEVEL'] ?? 'info', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: WorkerLogLine[] = [];
+  const otherOutput: string[] = [];
+  const waiters = new Set<() => void>();
+  const onText = (chunk: Buffer, carry: { rest: string }): void => {
+    options.echo?.write(chunk);
+    const text = carry.rest + chunk.toString('utf8');
+    const lines = text.split('\n');
+    carry.rest = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      try {
+        logs.push(JSON.parse(line) as WorkerLogLine);
+      } catch {
+        otherOutput.push(line);
+      }
+    }
+    for (const wake of waiters) wake();
+  };
+  const out = { rest: '' };
+  const err = { rest: '' };
+  child.stdout!.on('data', (chunk: Buffer) => onText(chunk, out));
+  child.stderr!.on('data', (chunk: Buffer) => onText(chunk, err));
+  const exited = new Promise<number | string>((resolve) => {
+    child.once('exit', (code, signal) => {
+      resolve(code ?? signal ?? 'unknown');
+      for (const wake of waiters) wake();
+    });
+  });
+  let exitValue: number | string | undefined;
+  void exited.then((v) => (exitValue = v));
+
+  const waitForLog = (predicate: (line: WorkerLogLine) => boolean, timeoutMs = 60_000): Promise<WorkerLogLine> =>
+    new Promise((resolve, reject) => {
+      let seen = 0;
+      const check = (): void => {
+        for (; seen < logs.length; seen++) {
+          if (predicate(logs[seen]!)) {
+            done();
+            resolve(logs[seen]!);
+            return;
+          }
+        }
+        if (exitValue !== undefined) {
+          done();
+          reject(new Error(`worker exited (${exitValue}) before the expected log line; output:\n${otherOutput.slice(-20).join('\n')}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`no matching worker log line within ${timeoutMs} ms; last lines:\n${logs.slice(-10).map((l) => JSON.stringify(l)).join('\n')}\n${otherOutput.slice(-10).join('\n')}`));
+      }, timeoutMs);
+      const done = (): void => {
+        clearTimeout(timer);
+        waiters.delete(check);
+      };
+      waiters.add(check);
+      check();
+    });
+
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<number | string> => {
+    if (exitValue === undefined) child.kill(signal);
+    return exited;
+  };
+  return { child, logs, otherOutput, exited, waitForLog, stop };
+}

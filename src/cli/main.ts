@@ -1,0 +1,32 @@
+import { Command, CommanderError } from 'commander';
+import { createRequire } from 'node:module';
+import { addDescribeCommands } from './describe-command.js';
+import { EXIT } from './report-error.js';
+import { addRunCommand } from './run-command.js';
+
+const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/** The `weir` command line (commander). */
+export function buildProgram(): Command {
+  const program = new Command('weir')
+    .description('Kafka Streams-style stream processing for TypeScript')
+    .version(version)
+    .showHelpAfterError()
+    .exitOverride();
+  addRunCommand(program);
+  addDescribeCommands(program);
+  return program;
+}
+
+/** Runs the CLI; bad usage exits 2. */
+export async function main(argv: readonly string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync([...argv]);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      return;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,100 @@
+import type { Command } from 'commander';
+import { Worker } from '../worker/worker.js';
+import { createLogger } from '../worker/logger.js';
+import { loadWorkerConfig } from '../worker/worker-config.js';
+import { WorkerMetrics } from '../worker/worker-metrics.js';
+import { loadTopology } from './load-topology.js';
+import { EXIT, exitCodeOf, reportError } from './report-error.js';
+
+/** Flags of `weir run` (commander's camelCase names). */
+interface RunFlags {
+  readonly verbose?: boolean;
+  readonly [key: string]: string | boolean | undefined;
+}
+
+/**
+ * `weir run <topology>`: runs the topology as a worker in the consumer group
+ * `application.id` until SIGINT or SIGTERM. Exit codes: 0 after a clean shutdown, 1 when the
+ * worker fails or shutdown outlives `--shutdown-timeout-ms`, 2 for a bad config or topology.
+ */
+export function addRunCommand(program: Command): void {
+  program
+    .command('run')
+    .description('run a topology as a worker process in its consumer group')
+    .argument('<topology>', 'topology file (.ts or .js) that default-exports topology(...)')
+    .option('--application-id <id>', 'application.id: consumer group and transactional-id prefix [env WEIR_APPLICATION_ID]')
+    .option('--guarantee <guarantee>', 'processing.guarantee: at_least_once | exactly_once [env WEIR_PROCESSING_GUARANTEE]')
+    .option('--commit-interval-ms <ms>', 'commit.interval.ms [env WEIR_COMMIT_INTERVAL_MS]')
+    .option('--brokers <list>', 'Kafka bootstrap servers, host:port,... [env KAFKA_BROKERS, default 127.0.0.1:9092]')
+    .option('--redis-url <url>', 'Redis for dedup [env REDIS_URL, default redis://127.0.0.1:6379]')
+    .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [env WEIR_LOG_LEVEL, default info]')
+    .option('--session-timeout-ms <ms>', 'consumer session.timeout.ms [env WEIR_SESSION_TIMEOUT_MS, default 30000]')
+    .option('--heartbeat-interval-ms <ms>', 'consumer heartbeat interval [env WEIR_HEARTBEAT_INTERVAL_MS]')
+    .option('--partitions <n>', 'partitions of topics weir creates [env WEIR_TOPIC_PARTITIONS, default: the source topic\'s]')
+    .option('--metrics-port <port>', 'serve Prometheus metrics on /metrics [env WEIR_METRICS_PORT]')
+    .option('--transaction-timeout-ms <ms>', 'exactly_once transaction.timeout.ms [env WEIR_TRANSACTION_TIMEOUT_MS, default 60000]')
+    .option('--max-buffered-records <n>', 'records buffered per partition before fetching pauses [env WEIR_MAX_BUFFERED_RECORDS, default 2000]')
+    .option('--shutdown-timeout-ms <ms>', 'longest graceful shutdown [env WEIR_SHUTDOWN_TIMEOUT_MS, default 10000]')
+    .option('--verbose', 'print stack traces of errors')
+    .action(async (file: string, flags: RunFlags) => {
+      process.exitCode = await run(file, flags);
+    });
+}
+
+async function run(file: string, flags: RunFlags): Promise<number> {
+  const verbose = flags.verbose === true;
+  let config;
+  let topology;
+  try {
+    config = loadWorkerConfig(flags as Record<string, string | undefined>, process.env);
+    topology = await loadTopology(file, {
+      ...(config.applicationId ? { applicationId: config.applicationId } : {}),
+      ...(config.processingGuarantee ? { processingGuarantee: config.processingGuarantee } : {}),
+      ...(config.commitIntervalMs ? { commitIntervalMs: config.commitIntervalMs } : {}),
+    });
+  } catch (error) {
+    reportError(error, verbose);
+    return exitCodeOf(error);
+  }
+  const logger = createLogger(config.logLevel);
+  const metrics = new WorkerMetrics({ application_id: topology.applicationId });
+  const worker = new Worker({ topology, config, logger, metrics });
+
+  let stopping: Promise<number> | undefined;
+  const shutdown = (signal: string): Promise<number> =>
+    (stopping ??= (async () => {
+      logger.info({ signal }, 'shutting down');
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs)));
+      const result = await Promise.race([worker.stop().then(() => 'stopped' as const), timeout]);
+      clearTimeout(timer);
+      await metrics.close();
+      if (result === 'timeout') {
+        logger.error({ shutdownTimeoutMs: config.shutdownTimeoutMs }, 'shutdown timed out; exiting without a clean commit');
+        return EXIT.failure;
+      }
+      return EXIT.ok;
+    })());
+
+  const finished = new Promise<number>((resolve) => {
+    process.once('SIGINT', () => void shutdown('SIGINT').then(resolve));
+    process.once('SIGTERM', () => void shutdown('SIGTERM').then(resolve));
+  });
+  try {
+    if (config.metricsPort !== undefined) {
+      const port = await metrics.serve(config.metricsPort);
+      logger.info({ port }, `metrics on http://127.0.0.1:${port}/metrics`);
+    }
+    await worker.start();
+  } catch (error) {
+    logger.error({ err: error }, 'worker failed to start');
+    await Promise.race([worker.stop(), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs))]);
+    await metrics.close();
+    reportError(error, verbose);
+    return exitCodeOf(error);
+  }
+  const code = await finished;
+  // kafkajs and ioredis keep sockets and timers alive a little longer; the process is done.
+  setTimeout(() => process.exit(code), 50).unref();
+  return code;
+}

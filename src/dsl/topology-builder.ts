@@ -1,0 +1,164 @@
+import type { ProcessOptions, RetryOptions } from './process-options.js';
+import type { ProcessorFn } from './processor.js';
+import type { SerdeSpec } from './serdes.js';
+import type { SinkSpec } from './sink.js';
+
+const TOPOLOGY_BRAND = Symbol.for('weir.topology-builder');
+
+/** `processing.guarantee`, as in Kafka Streams. */
+export type ProcessingGuarantee = 'at_least_once' | 'exactly_once';
+
+/** Topology-wide settings. */
+export interface TopologyOptions {
+  /** `application.id`: the consumer group id and the transactional-id prefix. */
+  readonly applicationId: string;
+  /** Default `'at_least_once'`. */
+  readonly processingGuarantee?: ProcessingGuarantee;
+  /** `commit.interval.ms`: default 100 under exactly_once, 1000 under at_least_once. */
+  readonly commitIntervalMs?: number;
+}
+
+/** Key and value serdes of a source. A bare spec sets the value serde (key: `'string'`). */
+export type SourceSerdes = SerdeSpec | { readonly key?: SerdeSpec; readonly value?: SerdeSpec };
+
+/** A view of one processor output, as success-branch predicates see it. */
+export interface OutputView<O = unknown> {
+  readonly key: unknown;
+  readonly value: O;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** One success branch: outputs for which `when` holds (or all, without `when`) go `to` a sink. */
+export interface SuccessRoute<O = unknown> {
+  readonly when?: (output: OutputView<O>) => boolean;
+  readonly to: SinkSpec | string;
+}
+
+/**
+ * The outcome branches of a processor, as in Kafka Streams' `split()`/`branch()`:
+ * - `success`: a sink (or topic name), or a list of routes tried in order — the first route
+ *   whose `when` holds takes the output; a route without `when` is the default branch. An
+ *   output that matches no route is dead-lettered (`NoMatchingBranchError`), never dropped.
+ * - `retry`: the retry policy, if not given in the process options (not both).
+ * - `dlq`: the dead-letter sink; default topic `<application.id>.<processor>.dlq`.
+ */
+export interface BranchSpec<O = unknown> {
+  readonly success: SinkSpec | string | ReadonlyArray<SinkSpec | string | SuccessRoute<O>>;
+  readonly retry?: RetryOptions;
+  readonly dlq?: SinkSpec | string;
+}
+
+/** Plain description of one source → process → branch chain, as the builder recorded it. */
+export interface SubtopologyDefinition {
+  readonly sourceTopic: unknown;
+  readonly sourceName?: unknown;
+  readonly sourceSerdes?: unknown;
+  processorName?: unknown;
+  processorFn?: unknown;
+  processOptions?: unknown;
+  branch?: unknown;
+}
+
+/** Plain description of a whole topology, as the builder recorded it; `compile()` validates it. */
+export interface TopologyDefinition {
+  readonly options: unknown;
+  readonly subtopologies: SubtopologyDefinition[];
+}
+
+interface Branded {
+  readonly [TOPOLOGY_BRAND]: TopologyDefinition;
+}
+
+/** The fluent topology builder; a topology file default-exports it. */
+export class TopologyBuilder implements Branded {
+  readonly [TOPOLOGY_BRAND]: TopologyDefinition;
+
+  constructor(definition: TopologyDefinition) {
+    this[TOPOLOGY_BRAND] = definition;
+  }
+
+  /**
+   * Adds a source topic and starts a new sub-topology.
+   *
+   * @param topic the input topic
+   * @param serdes value serde, or `{ key, value }`; default key `'string'`, value `'json'`
+   */
+  source<K = string | null, V = unknown>(
+    topic: string,
+    serdes?: SourceSerdes,
+    options: { readonly name?: string } = {},
+  ): SourceBuilder<K, V> {
+    const sub: SubtopologyDefinition = { sourceTopic: topic, sourceName: options.name, sourceSerdes: serdes };
+    this[TOPOLOGY_BRAND].subtopologies.push(sub);
+    return new SourceBuilder<K, V>(this, sub);
+  }
+}
+
+/** A source whose processor is still to be declared. */
+export class SourceBuilder<K, V> implements Branded {
+  readonly [TOPOLOGY_BRAND]: TopologyDefinition;
+
+  constructor(
+    private readonly root: TopologyBuilder,
+    private readonly sub: SubtopologyDefinition,
+  ) {
+    this[TOPOLOGY_BRAND] = root[TOPOLOGY_BRAND];
+  }
+
+  /**
+   * Declares the processor of this source.
+   *
+   * @param name unique node name; also used in retry-topic and DLQ topic names
+   * @param fn the processor function
+   * @param options retry policy, error classification, dedup
+   */
+  process<O>(name: string, fn: ProcessorFn<K, V, O>, options: ProcessOptions = {}): ProcessorBuilder<O> {
+    this.sub.processorName = name;
+    this.sub.processorFn = fn;
+    this.sub.processOptions = options;
+    return new ProcessorBuilder<O>(this.root, this.sub);
+  }
+}
+
+/** A processor whose branches are still to be declared. */
+export class ProcessorBuilder<O> implements Branded {
+  readonly [TOPOLOGY_BRAND]: TopologyDefinition;
+
+  constructor(
+    private readonly root: TopologyBuilder,
+    private readonly sub: SubtopologyDefinition,
+  ) {
+    this[TOPOLOGY_BRAND] = root[TOPOLOGY_BRAND];
+  }
+
+  /** Declares where outcomes go. Returns the topology builder, to add more sources. */
+  branch(spec: BranchSpec<O>): TopologyBuilder {
+    this.sub.branch = spec;
+    return this.root;
+  }
+}
+
+/**
+ * Starts a topology.
+ *
+ * @param options the `application.id`, or the topology-wide settings
+ * @example
+ * export default topology({ applicationId: 'orders-enricher' })
+ *   .source('orders', 'json')
+ *   .process('enrich', enrich, { retry: { maxAttempts: 5 } })
+ *   .branch({ success: sink('orders.enriched'), dlq: sink('orders.dlq') });
+ */
+export function topology(options: string | TopologyOptions): TopologyBuilder {
+  const opts = typeof options === 'string' ? { applicationId: options } : options;
+  return new TopologyBuilder({ options: opts, subtopologies: [] });
+}
+
+/**
+ * The definition behind any builder object (also one made by another copy of weir), or
+ * `undefined` when the value is not a weir builder.
+ */
+export function topologyDefinitionOf(value: unknown): TopologyDefinition | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const def = (value as Record<symbol, unknown>)[TOPOLOGY_BRAND];
+  return def === undefined ? undefined : (def as TopologyDefinition);
+}

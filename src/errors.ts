@@ -1,0 +1,171 @@
+/**
+ * weir's one error hierarchy. Every error weir throws is a {@link WeirError} with a stable
+ * `code`; user code can match on `code` instead of on messages.
+ *
+ * Record outcomes (success, retry, dead-letter) are values, not exceptions: the errors below
+ * are for topology, config and control failures, plus the few error classes that weir records
+ * in `weir.error.class` on dead-letter records.
+ */
+
+/** Stable error codes. */
+export type WeirErrorCode =
+  | 'WEIR_TOPOLOGY_INVALID'
+  | 'WEIR_TOPOLOGY_LOAD'
+  | 'WEIR_CONFIG_INVALID'
+  | 'WEIR_NON_RETRIABLE'
+  | 'WEIR_DESERIALIZATION'
+  | 'WEIR_SERIALIZATION'
+  | 'WEIR_NO_MATCHING_BRANCH'
+  | 'WEIR_PRODUCER_FENCED'
+  | 'WEIR_DEDUP_STORE'
+  | 'WEIR_TASK_CLOSED'
+  | 'WEIR_LOOP_GUARD'
+  | 'WEIR_MISSING_SOURCE_TOPIC';
+
+/** Base class of every error weir throws. */
+export class WeirError extends Error {
+  /** Stable machine-readable code. */
+  readonly code: WeirErrorCode;
+
+  constructor(code: WeirErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * A topology file that does not compile. `node` names the offending node (source topic,
+ * processor or sink name) when there is one.
+ */
+export class TopologyError extends WeirError {
+  readonly node: string | undefined;
+  readonly problem: string;
+  /** The topology file, when known. */
+  readonly file: string | undefined;
+
+  constructor(node: string | undefined, problem: string, file?: string) {
+    const what = node === undefined ? problem : `node '${node}': ${problem}`;
+    super('WEIR_TOPOLOGY_INVALID', file === undefined ? what : `${file}: ${what}`);
+    this.node = node;
+    this.problem = problem;
+    this.file = file;
+  }
+}
+
+/** A topology file that cannot be loaded (missing, syntax error, no default export, ...). */
+export class TopologyLoadError extends WeirError {
+  readonly file: string;
+
+  constructor(file: string, reason: string, options?: { cause?: unknown }) {
+    super('WEIR_TOPOLOGY_LOAD', `${file}: ${reason}`, options);
+    this.file = file;
+  }
+}
+
+/** A bad configuration value. `key` is the flag or environment variable at fault. */
+export class ConfigError extends WeirError {
+  readonly key: string;
+
+  constructor(key: string, problem: string) {
+    super('WEIR_CONFIG_INVALID', `invalid config '${key}': ${problem}`);
+    this.key = key;
+  }
+}
+
+/**
+ * Throw this (or any error with `retriable: false`) from a processor to send the record to
+ * the dead-letter queue at once, without retries. Mirrors Spring Kafka's
+ * "not retryable exceptions" and Kafka Connect's non-retriable errors.
+ *
+ * @example
+ * if (!order.id) throw new NonRetriableError('order has no id');
+ */
+export class NonRetriableError extends WeirError {
+  readonly retriable = false;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('WEIR_NON_RETRIABLE', message, options);
+  }
+}
+
+/** A record's key or value could not be deserialized with the source's serde. Non-retriable. */
+export class DeserializationError extends WeirError {
+  readonly retriable = false;
+  /** Which part of the record failed. */
+  readonly part: 'key' | 'value';
+
+  constructor(part: 'key' | 'value', serde: string, options?: { cause?: unknown }) {
+    const reason = options?.cause instanceof Error ? `: ${options.cause.message}` : '';
+    super('WEIR_DESERIALIZATION', `cannot deserialize record ${part} with serde '${serde}'${reason}`, options);
+    this.part = part;
+  }
+}
+
+/** An output could not be serialized with its sink's serde. Non-retriable. */
+export class SerializationError extends WeirError {
+  readonly retriable = false;
+
+  constructor(sink: string, serde: string, options?: { cause?: unknown }) {
+    const reason = options?.cause instanceof Error ? `: ${options.cause.message}` : '';
+    super('WEIR_SERIALIZATION', `cannot serialize output for sink '${sink}' with serde '${serde}'${reason}`, options);
+  }
+}
+
+/** An output matched none of the success branches' predicates. Non-retriable. */
+export class NoMatchingBranchError extends WeirError {
+  readonly retriable = false;
+
+  constructor(processor: string) {
+    super('WEIR_NO_MATCHING_BRANCH', `output of processor '${processor}' matched no success branch`);
+  }
+}
+
+/**
+ * A record exceeded a loop guard (hop limit or replay limit) and was sent to the DLQ instead
+ * of going around again. Non-retriable.
+ */
+export class LoopGuardError extends WeirError {
+  readonly retriable = false;
+
+  constructor(message: string) {
+    super('WEIR_LOOP_GUARD', message);
+  }
+}
+
+/**
+ * The task's transactional producer was fenced by a newer instance with the same
+ * transactional id (a zombie task). The worker drops the task; it does not crash.
+ */
+export class ProducerFencedError extends WeirError {
+  constructor(transactionalId: string, options?: { cause?: unknown }) {
+    super('WEIR_PRODUCER_FENCED', `producer '${transactionalId}' was fenced by a newer instance`, options);
+  }
+}
+
+/** The dedup store (Redis) failed. What happens next follows `onStoreError`. */
+export class DedupStoreError extends WeirError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('WEIR_DEDUP_STORE', message, options);
+  }
+}
+
+/** An operation on a task that was closed (revoked, fenced or shut down). */
+export class TaskClosedError extends WeirError {
+  constructor(task: string) {
+    super('WEIR_TASK_CLOSED', `task ${task} is closed`);
+  }
+}
+
+/**
+ * A source topic does not exist at start (Kafka Streams' `MissingSourceTopicException`):
+ * weir creates sink, DLQ and retry-tier topics, but never the topics it reads.
+ */
+export class MissingSourceTopicError extends WeirError {
+  readonly topics: readonly string[];
+
+  constructor(topics: readonly string[]) {
+    super('WEIR_MISSING_SOURCE_TOPIC', `source topic${topics.length > 1 ? 's' : ''} ${topics.map((t) => `'${t}'`).join(', ')} do${topics.length > 1 ? '' : 'es'} not exist; create ${topics.length > 1 ? 'them' : 'it'} first`);
+    this.topics = topics;
+  }
+}

@@ -1,0 +1,110 @@
+import type { DedupPolicy } from '../topology/compiled-topology.js';
+import type { ClaimStatus, DedupStore } from './ports.js';
+import type { PreparedRecord } from './prepared-record.js';
+import type { TaskListener } from './task-listener.js';
+
+/** A buffered record as the gate sees it. */
+interface GateSlot {
+  readonly raw: { readonly offset: number };
+  prepared?: PreparedRecord;
+  claim?: ClaimStatus;
+}
+
+/**
+ * A task's side of idempotent consumption: claim, then confirm. Keys are claimed for a
+ * window of records in one round trip before processing, and confirmed in one round trip
+ * once the unit's outcomes are durable. At task start, claims this task's earlier
+ * incarnation made below the committed offset are confirmed (their records are committed).
+ * Store failures follow the processor's `onStoreError` policy.
+ */
+export class DedupGate {
+  /** The last store error, when a call failed under `onStoreError: 'fail'`. */
+  lastError: unknown;
+  private recovered = false;
+  private busyWaits = 0;
+
+  constructor(
+    private readonly store: DedupStore,
+    private readonly policy: DedupPolicy,
+    /** Claim owner: the task id, stable across restarts of the same partition's task. */
+    private readonly owner: string,
+    private readonly startOffset: number,
+  ) {}
+
+  /** Crash recovery, once per task. Returns false when the store failed and the policy is `'fail'`. */
+  async recover(listener: TaskListener | undefined): Promise<boolean> {
+    if (this.recovered) return true;
+    try {
+      await this.store.recover(this.owner, this.startOffset, this.policy.ttlMs);
+    } catch (error) {
+      if (this.policy.onStoreError === 'fail') {
+        this.lastError = error;
+        return false;
+      }
+      listener?.onDedupSkipped?.({ task: this.owner, records: 0, error });
+    }
+    this.recovered = true;
+    return true;
+  }
+
+  /**
+   * Claims the dedup keys of `window` (records without a key are `'claimed'` at once).
+   * Returns false when the store failed and the policy is `'fail'`; under `'skip-dedup'` the
+   * records are processed without dedup and the skip is reported.
+   */
+  async claimWindow(window: readonly GateSlot[], listener: TaskListener | undefined): Promise<boolean> {
+    const keyed = window.filter((slot) => slot.prepared?.dedupKey != null);
+    for (const slot of window) if (slot.prepared?.dedupKey == null) slot.claim = 'claimed';
+    if (keyed.length === 0) return true;
+    let statuses: ClaimStatus[];
+    try {
+      statuses = await this.store.claim(
+        keyed.map((slot) => ({ key: slot.prepared!.dedupKey!, offset: slot.raw.offset })),
+        this.owner,
+        this.policy.claimTtlMs,
+      );
+    } catch (error) {
+      if (this.policy.onStoreError === 'fail') {
+        this.lastError = error;
+        return false;
+      }
+      for (const slot of keyed) slot.claim = 'claimed';
+      listener?.onDedupSkipped?.({ task: this.owner, records: keyed.length, error });
+      return true;
+    }
+    keyed.forEach((slot, i) => {
+      slot.claim = statuses[i] ?? 'busy';
+    });
+    if (!statuses.includes('busy')) this.busyWaits = 0;
+    return true;
+  }
+
+  /** How long to wait before claiming a key another owner holds again: 100 ms doubling to 1 s. */
+  busyRetryMs(): number {
+    return Math.min(1_000, 100 * 2 ** this.busyWaits++);
+  }
+
+  /**
+   * Confirms the keys of a durable unit, and marks later buffered records with those keys
+   * as duplicates (their earlier claim is stale now). A store failure is reported, not
+   * retried: the outcome is already durable, and an unconfirmed claim expires.
+   *
+   * @returns how many keys were confirmed
+   */
+  async confirm(keys: readonly string[], slots: readonly GateSlot[], from: number, listener: TaskListener | undefined): Promise<number> {
+    if (keys.length === 0) return 0;
+    const done = new Set(keys);
+    for (let i = from; i < slots.length; i++) {
+      const slot = slots[i]!;
+      const key = slot.prepared?.dedupKey;
+      if (key != null && done.has(key)) slot.claim = 'duplicate';
+    }
+    try {
+      await this.store.markDone(keys, this.owner, this.policy.ttlMs);
+      return keys.length;
+    } catch (error) {
+      listener?.onPortError?.({ task: this.owner, port: 'dedup', error, retryInMs: 0 });
+      return 0;
+    }
+  }
+}

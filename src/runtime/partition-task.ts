@@ -1,0 +1,356 @@
+import { WEIR_HEADERS, headerNumber } from '../dlq/weir-headers.js';
+import type { Random } from '../retry/backoff.js';
+import type { InputRecord } from '../record-types.js';
+import { routeOf, type CompiledTopology, type RetryTier, type Subtopology } from '../topology/compiled-topology.js';
+import { AtLeastOnceWriter } from './at-least-once-writer.js';
+import { DedupGate } from './dedup-gate.js';
+import { ExactlyOnceWriter } from './exactly-once-writer.js';
+import type { PollResult, WaitReason } from './poll-result.js';
+import type { Clock, DedupStore, OffsetCommitter, OffsetReader, RecordProducer, TransactionalProducer } from './ports.js';
+import { prepareRecord, type PreparedRecord } from './prepared-record.js';
+import { historyFromHeaders, type RetryHistory } from './retry-history.js';
+import { runAttempt } from './run-attempt.js';
+import type { TaskListener } from './task-listener.js';
+import { assertTransition, type TaskState } from './task-state.js';
+import type { TaskWriter } from './task-writer.js';
+import { UnitOfWork } from './unit-of-work.js';
+
+/** The output ports of a task, per `processing.guarantee`. */
+export type TaskOutputPorts =
+  | { readonly guarantee: 'at_least_once'; readonly producer: RecordProducer; readonly committer: OffsetCommitter }
+  | { readonly guarantee: 'exactly_once'; readonly transactions: TransactionalProducer; readonly offsets: OffsetReader };
+
+/** Options of a {@link PartitionTask}. */
+export interface PartitionTaskOptions {
+  readonly topology: CompiledTopology;
+  readonly topic: string;
+  readonly partition: number;
+  /** Next offset to read: the group's committed offset when the task starts. */
+  readonly startOffset: number;
+  readonly output: TaskOutputPorts;
+  readonly clock: Clock;
+  /** Uniform [0, 1) source for backoff jitter; default Math.random. */
+  readonly random?: Random;
+  /** Required when the processor has `dedup`. */
+  readonly dedupStore?: DedupStore;
+  readonly listener?: TaskListener;
+  /** Records processed per `poll()` before it yields; default 500. */
+  readonly maxPollRecords?: number;
+}
+
+interface Slot {
+  readonly raw: InputRecord;
+  prepared?: PreparedRecord;
+  claim?: 'claimed' | 'duplicate' | 'busy';
+}
+
+/** Port failures back off from 100 ms, doubling, up to 5 s. */
+const PORT_RETRY_MS = { initial: 100, max: 5_000 } as const;
+
+/**
+ * One task per input partition (source or retry tier), as in Kafka Streams: takes the
+ * partition's records strictly in offset order, runs the processor, routes each outcome,
+ * writes the outputs and commits — per the topology's `processing.guarantee` — and never
+ * commits past a record whose outcome is not durable.
+ *
+ * The task is pure given its ports and clock: it never sleeps or sets timers. Its driver (the
+ * worker's task runner, or the TopologyTestDriver) feeds records with `enqueue()` and calls
+ * `poll()` as its {@link PollResult} asks. One `poll()` at a time.
+ */
+export class PartitionTask {
+  /** `<topic>-<partition>`. */
+  readonly id: string;
+  readonly topic: string;
+  readonly partition: number;
+  private readonly sub: Subtopology;
+  private readonly tier: RetryTier | null;
+  private readonly writer: TaskWriter;
+  private readonly dedup: DedupGate | undefined;
+  private readonly random: Random;
+  private readonly maxPollRecords: number;
+  private state: TaskState = 'running';
+  private slots: Slot[] = [];
+  /** slots[0, cursor) are processed and belong to `unit`. */
+  private cursor = 0;
+  private fetchPosition: number;
+  private unit = new UnitOfWork();
+  private lastCommitAt: number;
+  /** The head record while it waits for a blocking retry. */
+  private blocked: { readonly offset: number; readonly history: RetryHistory; readonly dueAt: number } | null = null;
+  private portFailures = 0;
+  private portRetryAt = 0;
+  private stopping: 'stop' | 'close' | null = null;
+  /** at_least_once: the last flush failed; write the unit again before processing more. */
+  private unflushed = false;
+
+  constructor(private readonly options: PartitionTaskOptions) {
+    const { topology, topic, partition } = options;
+    const route = routeOf(topology, topic);
+    if (route === undefined) throw new Error(`topic '${topic}' is neither a source nor a retry tier of topology '${topology.applicationId}'`);
+    this.id = `${topic}-${partition}`;
+    this.topic = topic;
+    this.partition = partition;
+    this.sub = route.subtopology;
+    this.tier = route.tier;
+    this.random = options.random ?? Math.random;
+    this.maxPollRecords = options.maxPollRecords ?? 500;
+    this.fetchPosition = options.startOffset;
+    this.lastCommitAt = options.clock.now();
+    const out = options.output;
+    this.writer =
+      out.guarantee === 'at_least_once'
+        ? new AtLeastOnceWriter(topic, partition, out.producer, out.committer, options.startOffset)
+        : new ExactlyOnceWriter(topic, partition, topology.applicationId, out.transactions, out.offsets, options.startOffset);
+    const policy = this.sub.processor.dedup;
+    if (policy !== null) {
+      if (options.dedupStore === undefined) throw new Error(`processor '${this.sub.processor.name}' uses dedup but task ${this.id} has no dedup store`);
+      this.dedup = new DedupGate(options.dedupStore, policy, this.id, options.startOffset);
+    }
+  }
+
+  /** Current lifecycle state. */
+  get currentState(): TaskState {
+    return this.state;
+  }
+
+  /** Records buffered and not yet processed. */
+  get buffered(): number {
+    return this.slots.length - this.cursor;
+  }
+
+  /** The next offset the task expects from its fetcher. */
+  get position(): number {
+    return this.fetchPosition;
+  }
+
+  /** The last committed offset (next offset to read). */
+  get committedOffset(): number {
+    return this.writer.committedOffset;
+  }
+
+  /**
+   * Buffers fetched records. Records below the task's position (re-delivered after a
+   * rebalance or a seek) are dropped, so no record is processed twice by one task.
+   *
+   * @param nextOffset the offset after the fetched batch (it can be past the last record when
+   *   the batch ended with transaction markers)
+   * @returns how many records were accepted
+   */
+  enqueue(records: readonly InputRecord[], nextOffset?: number): number {
+    if (this.state === 'closed' || this.state === 'fenced') return 0;
+    let accepted = 0;
+    for (const raw of records) {
+      if (raw.offset < this.fetchPosition) continue;
+      this.slots.push({ raw });
+      this.fetchPosition = raw.offset + 1;
+      accepted++;
+    }
+    if (nextOffset !== undefined && nextOffset > this.fetchPosition) this.fetchPosition = nextOffset;
+    return accepted;
+  }
+
+  /** A rebalance began: finish the record in hand, flush and commit, then take no records until `resume()`. */
+  suspend(): void {
+    if (this.state !== 'running') return;
+    assertTransition(this.id, this.state, 'suspended');
+    this.state = 'suspended';
+  }
+
+  /** The rebalance kept this task's partition: continue. */
+  resume(): void {
+    if (this.state !== 'suspended') return;
+    assertTransition(this.id, this.state, 'running');
+    this.state = 'running';
+  }
+
+  /**
+   * Asks the task to finish: after the record in hand, `'stop'` flushes and commits (shutdown);
+   * `'close'` drops everything not yet durable (partition revoked). The next `poll()` returns
+   * `closed`.
+   */
+  requestStop(mode: 'stop' | 'close'): void {
+    if (this.stopping !== 'close') this.stopping = mode;
+  }
+
+  /** Runs the task as far as it can go without waiting. See {@link PollResult}. */
+  async poll(): Promise<PollResult> {
+    if (this.state === 'closed' || this.state === 'fenced') return { kind: 'closed', state: this.state };
+    if (this.stopping !== null) return this.finish();
+    const now = this.options.clock.now();
+    if (this.portRetryAt > now) return { kind: 'wait', untilMs: this.portRetryAt, reason: 'port-retry' };
+    if (this.dedup && !(await this.dedup.recover(this.options.listener))) return this.portFailed('dedup', this.dedup.lastError);
+    if (this.unflushed) {
+      const flushed = await this.flush(false);
+      if (flushed !== undefined) return flushed;
+    }
+
+    let processed = 0;
+    while (processed < this.maxPollRecords && this.state === 'running' && this.stopping === null) {
+      const slot = this.slots[this.cursor];
+      if (slot === undefined) break;
+      const t = this.options.clock.now();
+      if (this.blocked !== null && this.blocked.offset === slot.raw.offset && this.blocked.dueAt > t) {
+        return this.waitAfterFlush(this.blocked.dueAt, 'backoff');
+      }
+      if (this.tier !== null) {
+        const due = headerNumber(slot.raw.headers, WEIR_HEADERS.retryDueMs);
+        if (due !== undefined && due > t) return this.waitAfterFlush(due, 'due');
+      }
+      if (slot.prepared === undefined) {
+        const ok = await this.prepareWindow();
+        if (!ok) return this.portFailed('dedup', this.dedup?.lastError);
+      }
+      if (slot.claim === 'busy') {
+        slot.prepared = undefined;
+        slot.claim = undefined;
+        return this.waitAfterFlush(t + this.dedup!.busyRetryMs(), 'dedup-busy');
+      }
+      const key = slot.prepared!.dedupKey;
+      if (slot.claim === 'duplicate' || (key !== null && this.unit.hasKey(key))) {
+        this.unit.addDuplicate();
+        this.report(slot.raw, 'duplicate', 0, t);
+        this.cursor++;
+        processed++;
+        continue;
+      }
+      const retry = await this.process(slot, t);
+      if (retry !== undefined) return this.waitAfterFlush(retry, 'backoff');
+      this.cursor++;
+      processed++;
+    }
+
+    if (this.stopping !== null) return this.finish();
+    if (this.state === 'suspended') {
+      await this.flush(true);
+      return this.closedOr({ kind: 'idle' });
+    }
+    const flushed = await this.flush(false);
+    if (flushed !== undefined) return flushed;
+    if (this.cursor < this.slots.length) return { kind: 'yield' };
+    return this.idleOrCommitWait();
+  }
+
+  /** Processes one record; returns the due time when it must be retried in place. */
+  private async process(slot: Slot, now: number): Promise<number | undefined> {
+    const prepared = slot.prepared!;
+    const history = this.blocked?.offset === slot.raw.offset ? this.blocked.history : historyFromHeaders(slot.raw, this.tier !== null);
+    const outcome = await runAttempt({ applicationId: this.options.topology.applicationId, sub: this.sub, prepared, history, now, random: this.random });
+    const attempt = prepared.record === undefined ? history.attempts : history.attempts + 1;
+    if (outcome.kind === 'retry' && outcome.output === undefined) {
+      const dueAt = now + outcome.delayMs;
+      this.blocked = { offset: slot.raw.offset, history: { ...history, attempts: attempt, firstFailureMs: history.firstFailureMs ?? now }, dueAt };
+      this.report(slot.raw, 'retry', attempt, now, { errorClass: outcome.errorClass, delayMs: outcome.delayMs });
+      return dueAt;
+    }
+    this.blocked = null;
+    if (outcome.kind === 'success') {
+      this.unit.add(outcome.outputs, prepared.dedupKey);
+      this.report(slot.raw, 'success', attempt, now, { outputs: outcome.outputs.length });
+    } else {
+      this.unit.add([outcome.output!], prepared.dedupKey);
+      this.report(slot.raw, outcome.kind, attempt, now, { errorClass: outcome.errorClass, ...(outcome.kind === 'retry' ? { delayMs: outcome.delayMs } : {}) });
+    }
+    return undefined;
+  }
+
+  /** Deserializes the next window of records and claims their dedup keys in one round trip. */
+  private async prepareWindow(): Promise<boolean> {
+    const end = Math.min(this.slots.length, this.cursor + this.maxPollRecords);
+    const window: Slot[] = [];
+    for (let i = this.cursor; i < end; i++) {
+      const slot = this.slots[i]!;
+      if (slot.prepared === undefined) slot.prepared = prepareRecord(slot.raw, this.sub.source, this.sub.processor.dedup);
+      if (slot.claim === undefined) window.push(slot);
+    }
+    if (this.dedup === undefined) return true;
+    return this.dedup.claimWindow(window, this.options.listener);
+  }
+
+  /** Writes the unit (if due) and reports; returns a PollResult when the task must stop here. */
+  private async flush(forceCommit: boolean): Promise<PollResult | undefined> {
+    const now = this.options.clock.now();
+    const commitDue = forceCommit || now - this.lastCommitAt >= this.options.topology.commitIntervalMs;
+    const unit = this.unit;
+    const nextOffset = this.nextOffset();
+    if (unit.isEmpty && (!commitDue || nextOffset <= this.writer.committedOffset)) return undefined;
+    const result = await this.writer.write(unit, nextOffset, commitDue);
+    if (result.fenced) {
+      this.transition('fenced');
+      return { kind: 'closed', state: 'fenced' };
+    }
+    if (result.durable) {
+      const confirmed = this.dedup ? await this.dedup.confirm(unit.dedupKeys, this.slots, this.cursor, this.options.listener) : 0;
+      this.slots = this.slots.slice(this.cursor);
+      this.cursor = 0;
+      this.unit = new UnitOfWork();
+      this.options.listener?.onFlush?.({
+        task: this.id,
+        topic: this.topic,
+        partition: this.partition,
+        records: unit.records,
+        outputs: unit.outputs.length,
+        confirmedKeys: confirmed,
+        ...(result.committed ? { committedOffset: nextOffset } : {}),
+      });
+    } else if (result.rewind) {
+      this.cursor = 0;
+      this.blocked = null;
+      this.unit = new UnitOfWork();
+    }
+    if (result.committed || (result.durable && nextOffset <= this.writer.committedOffset)) this.lastCommitAt = now;
+    this.unflushed = !result.durable && !result.rewind && result.error !== undefined;
+    if (result.error !== undefined) return this.portFailed(result.error.port, result.error.error);
+    this.portFailures = 0;
+    return undefined;
+  }
+
+  /** The next offset to read once everything processed so far is durable. */
+  private nextOffset(): number {
+    return this.cursor < this.slots.length ? this.slots[this.cursor]!.raw.offset : this.fetchPosition;
+  }
+
+  private async waitAfterFlush(untilMs: number, reason: WaitReason): Promise<PollResult> {
+    const longWait = untilMs - this.options.clock.now() >= this.options.topology.commitIntervalMs;
+    const flushed = await this.flush(longWait || this.options.output.guarantee === 'exactly_once');
+    return flushed ?? { kind: 'wait', untilMs, reason };
+  }
+
+  private idleOrCommitWait(): PollResult {
+    const pending = !this.unit.isEmpty || this.nextOffset() > this.writer.committedOffset;
+    if (!pending) return { kind: 'idle' };
+    return { kind: 'wait', untilMs: this.lastCommitAt + this.options.topology.commitIntervalMs, reason: 'commit' };
+  }
+
+  private portFailed(port: 'produce' | 'commit' | 'transaction' | 'dedup', error: unknown): PollResult {
+    const retryInMs = Math.min(PORT_RETRY_MS.max, PORT_RETRY_MS.initial * 2 ** this.portFailures);
+    this.portFailures++;
+    this.portRetryAt = this.options.clock.now() + retryInMs;
+    this.options.listener?.onPortError?.({ task: this.id, port, error, retryInMs });
+    return { kind: 'wait', untilMs: this.portRetryAt, reason: 'port-retry' };
+  }
+
+  private async finish(): Promise<PollResult> {
+    if (this.stopping === 'stop') {
+      const flushed = await this.flush(true);
+      if (flushed?.kind === 'closed') return flushed;
+    }
+    this.transition('closed');
+    return { kind: 'closed', state: 'closed' };
+  }
+
+  private closedOr(result: PollResult): PollResult {
+    return this.state === 'fenced' ? { kind: 'closed', state: 'fenced' } : result;
+  }
+
+  private transition(to: TaskState): void {
+    if (this.state === to) return;
+    assertTransition(this.id, this.state, to);
+    this.state = to;
+    if (to === 'closed' || to === 'fenced') this.options.listener?.onClosed?.({ task: this.id, state: to });
+  }
+
+  private report(raw: InputRecord, outcome: 'success' | 'retry' | 'dead-letter' | 'duplicate', attempt: number, atMs: number, extra: { errorClass?: string; delayMs?: number; outputs?: number } = {}): void {
+    this.options.listener?.onRecord?.({ task: this.id, topic: raw.topic, partition: raw.partition, offset: raw.offset, outcome, attempt, atMs, ...extra });
+  }
+}
+

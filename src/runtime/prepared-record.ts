@@ -1,0 +1,56 @@
+import { userHeaderStrings } from '../dlq/weir-headers.js';
+import type { ProcessorRecord } from '../dsl/processor.js';
+import { DeserializationError } from '../errors.js';
+import type { InputRecord } from '../record-types.js';
+import type { DedupPolicy, SourceNode } from '../topology/compiled-topology.js';
+
+/** A raw record made ready for its processor: deserialized, with its dedup key. */
+export interface PreparedRecord {
+  readonly raw: InputRecord;
+  /** The deserialized record; absent when deserialization (or the dedup key) failed. */
+  readonly record?: ProcessorRecord;
+  /** Why the record cannot be processed: it goes to the DLQ as it is. */
+  readonly error?: unknown;
+  /** The dedup key; `null` when dedup is off or the record has none. */
+  readonly dedupKey: string | null;
+}
+
+function deserialize(raw: InputRecord, source: SourceNode): ProcessorRecord | DeserializationError {
+  let key: unknown;
+  try {
+    key = source.keySerde.deserialize(raw.key);
+  } catch (cause) {
+    return new DeserializationError('key', source.keySerde.name, { cause });
+  }
+  let value: unknown;
+  try {
+    value = source.valueSerde.deserialize(raw.value);
+  } catch (cause) {
+    return new DeserializationError('value', source.valueSerde.name, { cause });
+  }
+  return {
+    key,
+    value,
+    headers: userHeaderStrings(raw.headers),
+    topic: raw.topic,
+    partition: raw.partition,
+    offset: raw.offset,
+    timestamp: raw.timestamp,
+  };
+}
+
+/**
+ * Deserializes a raw record with the source's serdes and computes its dedup key.
+ * Never throws: a failing serde or dedup-key function becomes `error`.
+ */
+export function prepareRecord(raw: InputRecord, source: SourceNode, dedup: DedupPolicy | null): PreparedRecord {
+  const record = deserialize(raw, source);
+  if (record instanceof DeserializationError) return { raw, error: record, dedupKey: null };
+  if (dedup === null) return { raw, record, dedupKey: null };
+  try {
+    const key = dedup.key(record);
+    return { raw, record, dedupKey: key === undefined || key === null ? null : String(key) };
+  } catch (error) {
+    return { raw, error, dedupKey: null };
+  }
+}

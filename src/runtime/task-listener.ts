@@ -1,0 +1,55 @@
+/** The outcome of one record as a task reports it. */
+export type RecordEventOutcome = 'success' | 'retry' | 'dead-letter' | 'duplicate';
+
+/** One record's outcome, reported when it is decided (durable at the next flush). */
+export interface RecordEvent {
+  /** `<topic>-<partition>` of the task. */
+  readonly task: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  readonly outcome: RecordEventOutcome;
+  /** The attempt that decided it (1-based; 0 when the processor never ran). */
+  readonly attempt: number;
+  /** Failures: the error class recorded in `weir.error.class`. */
+  readonly errorClass?: string;
+  /** Retries: the backoff delay chosen, ms. */
+  readonly delayMs?: number;
+  /** Success: how many outputs went to sinks. */
+  readonly outputs?: number;
+  /** Task clock time of the outcome, epoch ms. */
+  readonly atMs: number;
+}
+
+/** A port call that failed; the task retries after `retryInMs`. */
+export interface PortErrorEvent {
+  readonly task: string;
+  readonly port: 'produce' | 'commit' | 'transaction' | 'dedup';
+  readonly error: unknown;
+  readonly retryInMs: number;
+}
+
+/** A unit of work that became durable, and the offset committed with it (if any). */
+export interface FlushEvent {
+  readonly task: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly records: number;
+  readonly outputs: number;
+  readonly committedOffset?: number;
+  /** Dedup keys confirmed. */
+  readonly confirmedKeys: number;
+}
+
+/**
+ * Observes a task: the worker turns these into logs and metrics, the TopologyTestDriver
+ * into the history its invariants check. Listeners must not throw.
+ */
+export interface TaskListener {
+  onRecord?(event: RecordEvent): void;
+  onFlush?(event: FlushEvent): void;
+  onPortError?(event: PortErrorEvent): void;
+  /** Dedup was skipped for records because the store failed under `onStoreError: 'skip-dedup'`. */
+  onDedupSkipped?(event: { readonly task: string; readonly records: number; readonly error: unknown }): void;
+  onClosed?(event: { readonly task: string; readonly state: 'closed' | 'fenced' }): void;
+}

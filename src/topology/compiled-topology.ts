@@ -1,0 +1,159 @@
+import { List, Map as ImmutableMap, Record, type RecordOf } from 'immutable';
+import type { ClassifyFn } from '../dsl/process-options.js';
+import type { ProcessorFn } from '../dsl/processor.js';
+import type { Serde } from '../dsl/serdes.js';
+import type { OutputView, ProcessingGuarantee } from '../dsl/topology-builder.js';
+import type { RetryPolicy } from '../retry/retry-policy.js';
+
+/**
+ * The compiled, frozen topology: immutable.js records and lists, built once by `compile()`
+ * and shared read-only by every task. Node names are unique across the whole topology.
+ */
+
+/** A source node: the input topic of a sub-topology. */
+export interface SourceNodeProps {
+  name: string;
+  topic: string;
+  keySerde: Serde<any>;
+  valueSerde: Serde<any>;
+}
+export type SourceNode = RecordOf<SourceNodeProps>;
+
+/** A validated dedup policy. Times in ms. */
+export interface DedupPolicy {
+  readonly key: (record: any) => string | null | undefined;
+  readonly ttlMs: number;
+  readonly store: 'redis' | 'memory';
+  readonly claimTtlMs: number;
+  readonly onStoreError: 'fail' | 'skip-dedup';
+}
+
+/** A processor node: the user's function with its retry policy, classifier and dedup. */
+export interface ProcessorNodeProps {
+  name: string;
+  fn: ProcessorFn<any, any, any>;
+  retry: RetryPolicy;
+  classify: ClassifyFn | null;
+  dedup: DedupPolicy | null;
+}
+export type ProcessorNode = RecordOf<ProcessorNodeProps>;
+
+/** A success sink; `when` null means "every output" (the default branch). */
+export interface SinkNodeProps {
+  name: string;
+  topic: string;
+  keySerde: Serde<any>;
+  valueSerde: Serde<any>;
+  when: ((output: OutputView<any>) => boolean) | null;
+  /** Partitions when weir creates the topic; null = the source's count. */
+  partitions: number | null;
+}
+export type SinkNode = RecordOf<SinkNodeProps>;
+
+/** The dead-letter sink of a processor. */
+export interface DeadLetterNodeProps { name: string; topic: string; partitions: number | null }
+export type DeadLetterNode = RecordOf<DeadLetterNodeProps>;
+
+/** One delay tier of retry-topic mode: `<application.id>.<processor>.retry.<index>`. */
+export interface RetryTierProps { index: number; topic: string; delayMs: number }
+export type RetryTier = RecordOf<RetryTierProps>;
+
+/** One source → processor → branches chain. */
+export interface SubtopologyProps {
+  id: number;
+  source: SourceNode;
+  processor: ProcessorNode;
+  sinks: List<SinkNode>;
+  deadLetter: DeadLetterNode;
+  retryTiers: List<RetryTier>;
+}
+export type Subtopology = RecordOf<SubtopologyProps>;
+
+/** How a consumed topic maps to the topology: its sub-topology and, for a tier topic, the tier. */
+export interface TopicRouteProps { subtopologyId: number; tier: number | null }
+export type TopicRoute = RecordOf<TopicRouteProps>;
+
+/** The whole compiled topology. */
+export interface CompiledTopologyProps {
+  applicationId: string;
+  processingGuarantee: ProcessingGuarantee;
+  /** `commit.interval.ms`. */
+  commitIntervalMs: number;
+  subtopologies: List<Subtopology>;
+  /** Every topic the worker consumes (sources and retry tiers) → its route. */
+  topicRoutes: ImmutableMap<string, TopicRoute>;
+}
+export type CompiledTopology = RecordOf<CompiledTopologyProps>;
+
+const noop = (): undefined => undefined;
+const placeholderSerde: Serde<any> = { name: 'none', serialize: () => null, deserialize: () => null };
+
+export const makeSourceNode = Record<SourceNodeProps>({ name: '', topic: '', keySerde: placeholderSerde, valueSerde: placeholderSerde }, 'SourceNode');
+export const makeProcessorNode = Record<ProcessorNodeProps>(
+  { name: '', fn: noop, retry: undefined as unknown as RetryPolicy, classify: null, dedup: null },
+  'ProcessorNode',
+);
+export const makeSinkNode = Record<SinkNodeProps>(
+  { name: '', topic: '', keySerde: placeholderSerde, valueSerde: placeholderSerde, when: null, partitions: null },
+  'SinkNode',
+);
+export const makeDeadLetterNode = Record<DeadLetterNodeProps>(
+  { name: '', topic: '', partitions: null },
+  'DeadLetterNode',
+);
+export const makeRetryTier = Record<RetryTierProps>({ index: 0, topic: '', delayMs: 0 }, 'RetryTier');
+export const makeSubtopology = Record<SubtopologyProps>(
+  {
+    id: 0,
+    source: makeSourceNode(),
+    processor: makeProcessorNode(),
+    sinks: List<SinkNode>(),
+    deadLetter: makeDeadLetterNode(),
+    retryTiers: List<RetryTier>(),
+  },
+  'Subtopology',
+);
+export const makeTopicRoute = Record<TopicRouteProps>({ subtopologyId: 0, tier: null }, 'TopicRoute');
+export const makeCompiledTopology = Record<CompiledTopologyProps>(
+  {
+    applicationId: '',
+    processingGuarantee: 'at_least_once',
+    commitIntervalMs: 1000,
+    subtopologies: List<Subtopology>(),
+    topicRoutes: ImmutableMap<string, TopicRoute>(),
+  },
+  'CompiledTopology',
+);
+
+/** Topics weir consumes: every source topic and every retry-tier topic. */
+export function consumedTopics(topology: CompiledTopology): string[] {
+  return [...topology.topicRoutes.keys()];
+}
+
+/** The topics weir writes to and creates at start when missing: sinks, DLQs, retry tiers. */
+export function producedTopics(topology: CompiledTopology): Array<{ topic: string; partitions: number | null; sourceTopic: string }> {
+  const out: Array<{ topic: string; partitions: number | null; sourceTopic: string }> = [];
+  const seen = new Set<string>();
+  const add = (topic: string, partitions: number | null, sourceTopic: string): void => {
+    if (seen.has(topic)) return;
+    seen.add(topic);
+    out.push({ topic, partitions, sourceTopic });
+  };
+  for (const sub of topology.subtopologies) {
+    const src = sub.source.topic;
+    for (const s of sub.sinks) add(s.topic, s.partitions, src);
+    add(sub.deadLetter.topic, sub.deadLetter.partitions, src);
+    for (const t of sub.retryTiers) add(t.topic, null, src);
+  }
+  return out;
+}
+
+/** The sub-topology of a consumed topic and its tier (null for a source topic), if any. */
+export function routeOf(topology: CompiledTopology, topic: string): { subtopology: Subtopology; tier: RetryTier | null } | undefined {
+  const route = topology.topicRoutes.get(topic);
+  if (route === undefined) return undefined;
+  const subtopology = topology.subtopologies.get(route.subtopologyId);
+  if (subtopology === undefined) return undefined;
+  const tier = route.tier === null ? null : subtopology.retryTiers.get(route.tier) ?? null;
+  return { subtopology, tier };
+}

@@ -1,0 +1,171 @@
+import type { RetryPolicy } from '../retry/retry-policy.js';
+import type { CompiledTopology, Subtopology } from './compiled-topology.js';
+
+/** Output formats of {@link describeTopology}. */
+export type DescribeFormat = 'text' | 'json' | 'mermaid';
+
+/** One node of a {@link TopologyDescription}. */
+export interface NodeDescription {
+  readonly type: 'source' | 'processor' | 'sink' | 'retry-tier' | 'dead-letter';
+  readonly name: string;
+  readonly topic?: string;
+  readonly serdes?: { readonly key: string; readonly value: string };
+  /** Sinks: whether a predicate (`when`) guards the route. */
+  readonly predicate?: boolean;
+  /** Retry tiers: the tier's delay, ms. */
+  readonly delayMs?: number;
+  readonly retry?: {
+    readonly mode: string;
+    readonly maxAttempts: number;
+    readonly backoff: { readonly initialMs: number; readonly multiplier: number; readonly maxMs: number; readonly jitter: string };
+    readonly maxHops: number;
+    readonly maxReplays: number;
+  };
+  readonly dedup?: { readonly store: string; readonly ttlMs: number; readonly onStoreError: string };
+}
+
+/** One edge: how records move between nodes, and on which outcome. */
+export interface EdgeDescription {
+  readonly from: string;
+  readonly to: string;
+  readonly kind: 'record' | 'success' | 'retry' | 'dlq';
+  /** Retry edges: the delay before the retried record is processed, ms (topics mode: the tier's). */
+  readonly delayMs?: number;
+}
+
+/** The structure of a topology, like Kafka Streams' `TopologyDescription`. */
+export interface TopologyDescription {
+  readonly applicationId: string;
+  readonly processingGuarantee: string;
+  readonly commitIntervalMs: number;
+  readonly subtopologies: ReadonlyArray<{ readonly id: number; readonly nodes: readonly NodeDescription[]; readonly edges: readonly EdgeDescription[] }>;
+}
+
+function retryOf(policy: RetryPolicy): NonNullable<NodeDescription['retry']> {
+  return {
+    mode: policy.mode,
+    maxAttempts: policy.maxAttempts,
+    backoff: { ...policy.backoff },
+    maxHops: policy.maxHops,
+    maxReplays: policy.maxReplays,
+  };
+}
+
+function describeSubtopology(sub: Subtopology): TopologyDescription['subtopologies'][number] {
+  const p = sub.processor;
+  const nodes: NodeDescription[] = [
+    { type: 'source', name: sub.source.name, topic: sub.source.topic, serdes: { key: sub.source.keySerde.name, value: sub.source.valueSerde.name } },
+    {
+      type: 'processor',
+      name: p.name,
+      retry: retryOf(p.retry),
+      ...(p.dedup ? { dedup: { store: p.dedup.store, ttlMs: p.dedup.ttlMs, onStoreError: p.dedup.onStoreError } } : {}),
+    },
+  ];
+  const edges: EdgeDescription[] = [{ from: sub.source.name, to: p.name, kind: 'record' }];
+  for (const sink of sub.sinks) {
+    nodes.push({ type: 'sink', name: sink.name, topic: sink.topic, predicate: sink.when !== null, serdes: { key: sink.keySerde.name, value: sink.valueSerde.name } });
+    edges.push({ from: p.name, to: sink.name, kind: 'success' });
+  }
+  if (p.retry.maxAttempts > 1) {
+    if (p.retry.mode === 'blocking') {
+      edges.push({ from: p.name, to: p.name, kind: 'retry', delayMs: p.retry.backoff.initialMs });
+    }
+    for (const tier of sub.retryTiers) {
+      const name = `${p.name}-retry-${tier.index}`;
+      nodes.push({ type: 'retry-tier', name, topic: tier.topic, delayMs: tier.delayMs });
+      edges.push({ from: p.name, to: name, kind: 'retry', delayMs: tier.delayMs });
+      edges.push({ from: name, to: p.name, kind: 'record' });
+    }
+  }
+  nodes.push({ type: 'dead-letter', name: sub.deadLetter.name, topic: sub.deadLetter.topic });
+  edges.push({ from: p.name, to: sub.deadLetter.name, kind: 'dlq' });
+  return { id: sub.id, nodes, edges };
+}
+
+/** The structured description of a compiled topology (the `--format json` output). */
+export function topologyDescription(topology: CompiledTopology): TopologyDescription {
+  return {
+    applicationId: topology.applicationId,
+    processingGuarantee: topology.processingGuarantee,
+    commitIntervalMs: topology.commitIntervalMs,
+    subtopologies: topology.subtopologies.toArray().map(describeSubtopology),
+  };
+}
+
+function nodeLine(node: NodeDescription): string {
+  switch (node.type) {
+    case 'source':
+      return `Source: ${node.name} (topics: [${node.topic}], key: ${node.serdes?.key}, value: ${node.serdes?.value})`;
+    case 'processor': {
+      const r = node.retry!;
+      const b = r.backoff;
+      const dedup = node.dedup ? `, dedup: ${node.dedup.store} ${node.dedup.ttlMs}ms` : '';
+      return `Processor: ${node.name} (retry: ${r.mode}, maxAttempts: ${r.maxAttempts}, backoff: ${b.initialMs}ms ×${b.multiplier} ≤ ${b.maxMs}ms, jitter: ${b.jitter}${dedup})`;
+    }
+    case 'sink':
+      return `Sink: ${node.name} (topic: ${node.topic}${node.predicate ? ', when: predicate' : ''})`;
+    case 'retry-tier':
+      return `Retry tier: ${node.name} (topic: ${node.topic}, delay: ${node.delayMs}ms)`;
+    case 'dead-letter':
+      return `Dead-letter queue: ${node.name} (topic: ${node.topic})`;
+  }
+}
+
+function edgeLabel(edge: EdgeDescription): string {
+  if (edge.kind === 'record') return edge.to;
+  if (edge.kind === 'retry' && edge.from === edge.to) return `${edge.to} (retry in place, backoff from ${edge.delayMs}ms)`;
+  if (edge.kind === 'retry') return `${edge.to} (retry after ${edge.delayMs}ms)`;
+  return `${edge.to} (${edge.kind})`;
+}
+
+function describeText(d: TopologyDescription): string {
+  const lines = [`Topology: ${d.applicationId} (processing.guarantee: ${d.processingGuarantee}, commit.interval.ms: ${d.commitIntervalMs})`];
+  for (const sub of d.subtopologies) {
+    lines.push(`  Sub-topology: ${sub.id}`);
+    for (const node of sub.nodes) {
+      lines.push(`    ${nodeLine(node)}`);
+      const out = sub.edges.filter((e) => e.from === node.name);
+      const into = sub.edges.filter((e) => e.to === node.name && e.from !== node.name);
+      if (out.length > 0) lines.push(`      --> ${out.map(edgeLabel).join(', ')}`);
+      if (into.length > 0) lines.push(`      <-- ${into.map((e) => e.from).join(', ')}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+function describeMermaid(d: TopologyDescription): string {
+  const lines = ['flowchart LR'];
+  for (const sub of d.subtopologies) {
+    const ids = new Map(sub.nodes.map((n, i) => [n.name, `s${sub.id}n${i}`]));
+    const label = (text: string): string => text.replace(/"/g, '#quot;');
+    lines.push(`  subgraph sub${sub.id}["Sub-topology ${sub.id}"]`);
+    for (const node of sub.nodes) {
+      const id = ids.get(node.name)!;
+      if (node.type === 'processor') lines.push(`    ${id}["${label(node.name)}"]`);
+      else if (node.type === 'retry-tier') lines.push(`    ${id}[("${label(`${node.topic} (${node.delayMs}ms)`)}")]`);
+      else lines.push(`    ${id}[("${label(node.topic ?? node.name)}")]`);
+    }
+    for (const edge of sub.edges) {
+      const from = ids.get(edge.from)!;
+      const to = ids.get(edge.to)!;
+      if (edge.kind === 'record') lines.push(`    ${from} --> ${to}`);
+      else if (edge.kind === 'retry') lines.push(`    ${from} -.->|"retry ${edge.delayMs}ms"| ${to}`);
+      else lines.push(`    ${from} -->|${edge.kind}| ${to}`);
+    }
+    lines.push('  end');
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Describes a compiled topology: `'text'` like Kafka Streams' `TopologyDescription.toString()`,
+ * `'json'` (a {@link TopologyDescription}), or a `'mermaid'` flowchart. Retry and DLQ edges
+ * are shown in all three.
+ */
+export function describeTopology(topology: CompiledTopology, format: DescribeFormat = 'text'): string {
+  const d = topologyDescription(topology);
+  if (format === 'json') return JSON.stringify(d, null, 2);
+  if (format === 'mermaid') return describeMermaid(d);
+  return describeText(d);
+}

@@ -1,0 +1,39 @@
+/**
+ * Kafka's topic-name rules and weir's topic naming conventions.
+ */
+
+/** Kafka's legal topic characters (`Topic.LEGAL_CHARS`). */
+const LEGAL = /^[a-zA-Z0-9._-]+$/;
+/** Kafka's `Topic.MAX_NAME_LENGTH`. */
+const MAX_LENGTH = 249;
+
+/**
+ * Why `name` is not a legal Kafka topic name, or `undefined` when it is.
+ */
+export function topicNameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string' || name.length === 0) return `topic name must be a non-empty string (got ${JSON.stringify(name)})`;
+  if (name === '.' || name === '..') return `topic name cannot be '${name}'`;
+  if (name.length > MAX_LENGTH) return `topic name '${name.slice(0, 40)}…' is longer than ${MAX_LENGTH} characters`;
+  if (!LEGAL.test(name)) return `topic name '${name}' has characters other than ASCII letters, digits, '.', '_' and '-'`;
+  return undefined;
+}
+
+/**
+ * Why `name` cannot be a node name or `application.id`, or `undefined` when it can. Both go
+ * into topic names (retry tiers and DLQs), so they follow the topic-name rules.
+ */
+export function nodeNameProblem(kind: string, name: unknown): string | undefined {
+  if (typeof name !== 'string' || name.length === 0) return `${kind} must be a non-empty string (got ${JSON.stringify(name)})`;
+  if (!LEGAL.test(name)) return `${kind} '${name}' may use only ASCII letters, digits, '.', '_' and '-'`;
+  return undefined;
+}
+
+/** `<application.id>.<processor>.retry.<n>`: the topic of retry tier `n`. */
+export function retryTierTopic(applicationId: string, processor: string, tier: number): string {
+  return `${applicationId}.${processor}.retry.${tier}`;
+}
+
+/** `<application.id>.<processor>.dlq`: the default dead-letter topic of a processor. */
+export function defaultDeadLetterTopic(applicationId: string, processor: string): string {
+  return `${applicationId}.${processor}.dlq`;
+}

@@ -1,0 +1,133 @@
+import type { Kafka } from 'kafkajs';
+import type { Logger } from 'pino';
+import type { KafkaAdminClient } from '../kafka/kafka-admin-client.js';
+import type { TopicPartition } from '../kafka/group-consumer.js';
+import type { KafkajsRecordProducer } from '../kafka/kafkajs-record-producer.js';
+import { KafkajsTransactionalProducer } from '../kafka/kafkajs-transactional-producer.js';
+import { PartitionTask, type TaskOutputPorts } from '../runtime/partition-task.js';
+import type { Clock, OffsetCommitter } from '../runtime/ports.js';
+import type { TaskListener } from '../runtime/task-listener.js';
+import { routeOf, type CompiledTopology } from '../topology/compiled-topology.js';
+import type { DedupStores } from './dedup-stores.js';
+import { TaskRunner } from './task-runner.js';
+import type { WorkerConfig } from './worker-config.js';
+
+/** What the factory needs from the worker. */
+export interface TaskFactoryOptions {
+  readonly topology: CompiledTopology;
+  readonly kafka: Kafka;
+  readonly admin: KafkaAdminClient;
+  /** at_least_once: the shared idempotent producer. */
+  readonly producer: KafkajsRecordProducer | undefined;
+  readonly dedupStores: DedupStores;
+  readonly config: WorkerConfig;
+  readonly logger: Logger;
+  readonly listener: TaskListener;
+  readonly clock?: Clock;
+}
+
+/** Callbacks of the tasks being created. */
+export interface TaskHooks {
+  /** Whether the partition is still assigned to this creation (else the task is dropped). */
+  isCurrent(tp: TopicPartition): boolean;
+  setPaused(tp: TopicPartition, paused: boolean): void;
+  onClosed(tp: TopicPartition, state: 'closed' | 'fenced'): void;
+  /** Commits group offsets (at_least_once). */
+  readonly committer: OffsetCommitter;
+}
+
+const systemClock: Clock = { now: () => Date.now() };
+
+/**
+ * Builds the tasks of newly assigned partitions. Under exactly_once each task first
+ * initializes its transactional producer — fencing zombies and completing their open
+ * transactions — and only then reads its committed offset, so it starts after everything
+ * its predecessor committed (Kafka Streams' first EOS protocol).
+ */
+export class TaskFactory {
+  private readonly producers = new Set<KafkajsTransactionalProducer>();
+
+  constructor(private readonly options: TaskFactoryOptions) {}
+
+  /**
+   * @returns the started runners and the offset each must be fetched from
+   * @throws the kafkajs error when producers or offsets cannot be had (the caller retries)
+   */
+  async create(partitions: readonly TopicPartition[], hooks: TaskHooks): Promise<Array<{ tp: TopicPartition; runner: TaskRunner; startOffset: number }>> {
+    const { topology, config } = this.options;
+    const exactlyOnce = topology.processingGuarantee === 'exactly_once';
+    const producers = new Map<TopicPartition, KafkajsTransactionalProducer>();
+    if (exactlyOnce) {
+      await Promise.all(
+        partitions.map(async (tp) => {
+          const producer = new KafkajsTransactionalProducer(this.options.kafka, `${topology.applicationId}-${tp.topic}-${tp.partition}`, config.transactionTimeoutMs);
+          producers.set(tp, producer);
+          await producer.init();
+        }),
+      ).catch(async (error: unknown) => {
+        await Promise.all([...producers.values()].map((p) => p.disconnect().catch(() => undefined)));
+        throw error;
+      });
+    }
+    const startOffsets = await this.startOffsets(partitions);
+    const created: Array<{ tp: TopicPartition; runner: TaskRunner; startOffset: number }> = [];
+    for (const tp of partitions) {
+      const producer = producers.get(tp);
+      if (!hooks.isCurrent(tp)) {
+        await producer?.disconnect().catch(() => undefined);
+        continue;
+      }
+      const startOffset = startOffsets.get(`${tp.topic}-${tp.partition}`) ?? 0;
+      const output: TaskOutputPorts = producer
+        ? { guarantee: 'exactly_once', transactions: producer, offsets: this.options.admin }
+        : { guarantee: 'at_least_once', producer: this.options.producer!, committer: hooks.committer };
+      const processor = routeOf(topology, tp.topic)!.subtopology.processor.name;
+      const dedupStore = this.options.dedupStores.forProcessor(processor);
+      const task = new PartitionTask({
+        topology,
+        topic: tp.topic,
+        partition: tp.partition,
+        startOffset,
+        output,
+        clock: this.options.clock ?? systemClock,
+        listener: this.options.listener,
+        ...(dedupStore ? { dedupStore } : {}),
+      });
+      if (producer) this.producers.add(producer);
+      const runner = new TaskRunner(task, {
+        maxBufferedRecords: config.maxBufferedRecords,
+        pauseAfterMs: Math.max(1_000, Math.floor(config.sessionTimeoutMs / 10)),
+        setPaused: (paused) => hooks.setPaused(tp, paused),
+        logger: this.options.logger,
+        onClosed: (state) => {
+          if (producer) {
+            this.producers.delete(producer);
+            void producer.disconnect().catch(() => undefined);
+          }
+          hooks.onClosed(tp, state);
+        },
+      });
+      created.push({ tp, runner, startOffset });
+    }
+    return created;
+  }
+
+  /** Committed offset of each partition, else its earliest offset. */
+  private async startOffsets(partitions: readonly TopicPartition[]): Promise<Map<string, number>> {
+    const { admin, topology } = this.options;
+    const result = new Map<string, number>();
+    for (const topic of new Set(partitions.map((tp) => tp.topic))) {
+      const committed = await admin.committedOffsets(topology.applicationId, topic);
+      const wanted = partitions.filter((tp) => tp.topic === topic);
+      const earliest = wanted.some((tp) => !committed.has(tp.partition)) ? await admin.earliestOffsets(topic) : new Map<number, number>();
+      for (const tp of wanted) result.set(`${topic}-${tp.partition}`, committed.get(tp.partition) ?? earliest.get(tp.partition) ?? 0);
+    }
+    return result;
+  }
+
+  /** Disconnects the transactional producers of tasks still open. */
+  async close(): Promise<void> {
+    await Promise.all([...this.producers].map((p) => p.disconnect().catch(() => undefined)));
+    this.producers.clear();
+  }
+}

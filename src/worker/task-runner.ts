@@ -1,0 +1,125 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { PartitionTask } from '../runtime/partition-task.js';
+import type { PollResult } from '../runtime/poll-result.js';
+
+/** Flow control of one runner. Record counts are per partition. */
+export interface TaskRunnerOptions {
+  /** Pause fetching when this many records are buffered; resume below half of it. */
+  readonly maxBufferedRecords: number;
+  /** A wait (backoff, due time, port retry) at least this long pauses fetching, ms. */
+  readonly pauseAfterMs: number;
+  /** Pauses or resumes the partition's fetching. */
+  readonly setPaused: (paused: boolean) => void;
+  readonly logger: Logger;
+  /** Called once when the task ends. */
+  readonly onClosed: (state: 'closed' | 'fenced') => void;
+}
+
+/**
+ * Drives a {@link PartitionTask} with real time: polls it, sleeps when it asks to wait (a
+ * timer, never blocking kafkajs' heartbeats), wakes up when records arrive or on stop, and
+ * pauses the partition's fetching while the task waits long or its buffer is full.
+ */
+export class TaskRunner {
+  private wake: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private paused = false;
+  private suspended = false;
+  private readonly done: Promise<void>;
+
+  constructor(
+    readonly task: PartitionTask,
+    private readonly options: TaskRunnerOptions,
+  ) {
+    this.done = this.loop();
+  }
+
+  /** New records were buffered: wake the loop if it waits for them. */
+  notifyRecords(): void {
+    if (this.task.buffered >= this.options.maxBufferedRecords) this.setPaused(true);
+    this.interruptWait('records');
+  }
+
+  /** A rebalance began: the task flushes and commits, then idles until `resume()`. */
+  suspend(): void {
+    this.suspended = true;
+    this.task.suspend();
+    this.interruptWait('control');
+  }
+
+  resume(): void {
+    this.suspended = false;
+    this.task.resume();
+    this.interruptWait('control');
+  }
+
+  /**
+   * Stops the task and waits for its loop to end: `'stop'` commits what is durable
+   * (shutdown), `'close'` drops what is not (revoked).
+   */
+  async stop(mode: 'stop' | 'close'): Promise<void> {
+    this.task.requestStop(mode);
+    this.suspended = false;
+    this.interruptWait('control');
+    await this.done;
+  }
+
+  private waitingFor: 'records' | 'timer' | undefined;
+
+  private interruptWait(cause: 'records' | 'control'): void {
+    if (this.wake === undefined) return;
+    if (cause === 'records' && this.waitingFor === 'timer') return;
+    const wake = this.wake;
+    this.wake = undefined;
+    clearTimeout(this.timer);
+    wake();
+  }
+
+  private sleep(untilMs: number | undefined, wakeOnRecords: boolean): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = resolve;
+      this.waitingFor = wakeOnRecords ? 'records' : 'timer';
+      if (untilMs !== undefined) this.timer = setTimeout(() => this.interruptWait('control'), Math.max(0, untilMs - Date.now()));
+    });
+  }
+
+  private setPaused(paused: boolean): void {
+    if (this.paused === paused) return;
+    this.paused = paused;
+    this.options.setPaused(paused);
+  }
+
+  private async loop(): Promise<void> {
+    let failures = 0;
+    for (;;) {
+      let result: PollResult;
+      try {
+        result = await this.task.poll();
+        failures = 0;
+      } catch (error) {
+        // A bug: ports report their failures as values. Keep the partition safe (nothing is
+        // committed past the failure) and try again.
+        failures++;
+        this.options.logger.error({ err: error, task: this.task.id }, 'task poll failed; retrying');
+        await this.sleep(Date.now() + Math.min(10_000, 200 * 2 ** failures), false);
+        continue;
+      }
+      if (result.kind === 'closed') {
+        this.setPaused(false);
+        this.options.onClosed(result.state);
+        return;
+      }
+      const full = this.task.buffered >= this.options.maxBufferedRecords;
+      const longWait = result.kind === 'wait' && result.reason !== 'commit' && result.untilMs - Date.now() >= this.options.pauseAfterMs;
+      if (full || longWait) this.setPaused(true);
+      else if (this.task.buffered < this.options.maxBufferedRecords / 2) this.setPaused(false);
+
+      if (this.suspended) await this.sleep(undefined, false);
+      else if (result.kind === 'yield') await yieldToEventLoop();
+      else if (result.kind === 'idle') await this.sleep(undefined, true);
+      else await this.sleep(result.untilMs, result.reason === 'commit');
+      if (longWait) this.setPaused(this.task.buffered >= this.options.maxBufferedRecords);
+    }
+  }
+}

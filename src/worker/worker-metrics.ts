@@ -1,0 +1,75 @@
+import { createServer, type Server } from 'node:http';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { TaskListener } from '../runtime/task-listener.js';
+
+/**
+ * The worker's Prometheus metrics (prom-client), served on `/metrics` when a port is given.
+ * Names follow Prometheus conventions with a `weir_` prefix.
+ */
+export class WorkerMetrics {
+  readonly registry = new Registry();
+  readonly records: Counter<'topic' | 'outcome'>;
+  readonly deadLetters: Counter<'topic' | 'error_class'>;
+  readonly commits: Counter<'topic'>;
+  readonly portErrors: Counter<'port'>;
+  readonly dedupSkipped: Counter;
+  readonly rebalances: Counter;
+  readonly tasks: Gauge;
+  private server: Server | undefined;
+
+  constructor(labels: Record<string, string> = {}) {
+    this.registry.setDefaultLabels(labels);
+    collectDefaultMetrics({ register: this.registry, prefix: 'weir_process_' });
+    const registers = [this.registry];
+    this.records = new Counter({ name: 'weir_records_total', help: 'Record outcomes by input topic: success, retry, dead-letter, duplicate', labelNames: ['topic', 'outcome'], registers });
+    this.deadLetters = new Counter({ name: 'weir_dead_letters_total', help: 'Records sent to the dead-letter queue, by error class', labelNames: ['topic', 'error_class'], registers });
+    this.commits = new Counter({ name: 'weir_commits_total', help: 'Offset commits (or committed transactions)', labelNames: ['topic'], registers });
+    this.portErrors = new Counter({ name: 'weir_port_errors_total', help: 'Failed produce, commit, transaction and dedup-store calls (retried)', labelNames: ['port'], registers });
+    this.dedupSkipped = new Counter({ name: 'weir_dedup_skipped_total', help: "Records processed without dedup because the store failed (onStoreError: 'skip-dedup')", registers });
+    this.rebalances = new Counter({ name: 'weir_rebalances_total', help: 'Consumer-group rebalances seen by this worker', registers });
+    this.tasks = new Gauge({ name: 'weir_tasks', help: 'Tasks (assigned partitions) running', registers });
+  }
+
+  /** A task listener that counts into these metrics. */
+  listener(): TaskListener {
+    return {
+      onRecord: (e) => {
+        this.records.inc({ topic: e.topic, outcome: e.outcome });
+        if (e.outcome === 'dead-letter') this.deadLetters.inc({ topic: e.topic, error_class: e.errorClass ?? 'unknown' });
+      },
+      onFlush: (e) => {
+        if (e.committedOffset !== undefined) this.commits.inc({ topic: e.topic });
+      },
+      onPortError: (e) => this.portErrors.inc({ port: e.port }),
+      onDedupSkipped: (e) => this.dedupSkipped.inc(e.records),
+    };
+  }
+
+  /**
+   * Serves `/metrics` on `port` of every interface (0 picks a free port).
+   *
+   * @returns the port it listens on
+   */
+  async serve(port: number): Promise<number> {
+    const server = createServer((req, res) => {
+      if (req.url !== '/metrics') {
+        res.writeHead(404).end('not found; try /metrics\n');
+        return;
+      }
+      this.registry.metrics().then(
+        (body) => res.writeHead(200, { 'content-type': this.registry.contentType }).end(body),
+        (error: unknown) => res.writeHead(500).end(String(error)),
+      );
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, resolve));
+    const address = server.address();
+    return typeof address === 'object' && address !== null ? address.port : port;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}

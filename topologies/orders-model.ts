@@ -1,0 +1,50 @@
+import { z } from 'zod';
+
+/** An order as it arrives on the `orders` topic (JSON). */
+export const Order = z.object({
+  id: z.string().min(1),
+  customerId: z.string().min(1),
+  items: z
+    .array(
+      z.object({
+        sku: z.string().min(1),
+        quantity: z.number().int().positive(),
+        unitPriceCents: z.number().int().nonnegative(),
+      }),
+    )
+    .min(1),
+  createdAt: z.string(),
+});
+export type Order = z.infer<typeof Order>;
+
+/** What the enricher writes to `orders.enriched`. */
+export interface EnrichedOrder extends Order {
+  readonly customerTier: 'gold' | 'silver' | 'bronze';
+  readonly totalCents: number;
+  readonly discountCents: number;
+}
+
+/** A customer lookup that fails transiently, like a real remote service. */
+export interface CustomerService {
+  tierOf(customerId: string): Promise<EnrichedOrder['customerTier']>;
+}
+
+/** The dependency is down for this call; retrying later helps. */
+export class CustomerServiceUnavailable extends Error {
+  override readonly name = 'CustomerServiceUnavailable';
+}
+
+/**
+ * A simulated customer service that fails a call with probability `failureRate`.
+ *
+ * @param random uniform [0, 1) source (inject a seeded one for deterministic tests)
+ */
+export function flakyCustomerService(failureRate: number, random: () => number = Math.random): CustomerService {
+  return {
+    async tierOf(customerId) {
+      if (random() < failureRate) throw new CustomerServiceUnavailable(`customer service timed out looking up ${customerId}`);
+      const n = [...customerId].reduce((h, c) => (h * 31 + c.charCodeAt(0)) >>> 0, 7);
+      return (['gold', 'silver', 'bronze'] as const)[n % 3]!;
+    },
+  };
+}

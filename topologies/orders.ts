@@ -1,0 +1,39 @@
+/**
+ * Example topology: enrich JSON orders.
+ *
+ *   orders → enrich → orders.enriched
+ *                  ↘ orders.dlq   (invalid orders at once; others after 5 failed attempts)
+ *
+ * Invalid orders (schema violations) are non-retriable and go to the DLQ at once, as does
+ * bad JSON. Valid orders are enriched through a customer service that fails transiently at
+ * the rate in ORDERS_FAILURE_RATE (default 0.1); those failures are retried in place with
+ * jittered exponential backoff.
+ */
+import { NonRetriableError, sink, topology, type ProcessorFn } from 'weir';
+import { flakyCustomerService, Order, type CustomerService, type EnrichedOrder } from './orders-model.js';
+
+const DISCOUNT = { gold: 0.1, silver: 0.05, bronze: 0 } as const;
+
+/** The enrich processor, over any customer service (tests inject a deterministic one). */
+export function enrichOrder(customers: CustomerService): ProcessorFn<string | null, unknown, EnrichedOrder> {
+  return async (record) => {
+    const parsed = Order.safeParse(record.value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new NonRetriableError(`invalid order: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    }
+    const order = parsed.data;
+    const customerTier = await customers.tierOf(order.customerId);
+    const totalCents = order.items.reduce((sum, item) => sum + item.quantity * item.unitPriceCents, 0);
+    return { ...order, customerTier, totalCents, discountCents: Math.round(totalCents * DISCOUNT[customerTier]) };
+  };
+}
+
+const failureRate = Number(process.env['ORDERS_FAILURE_RATE'] ?? '0.1');
+
+export default topology({ applicationId: 'orders-enricher' })
+  .source('orders', { key: 'string', value: 'json' })
+  .process('enrich', enrichOrder(flakyCustomerService(failureRate)), {
+    retry: { maxAttempts: 5, backoff: { initialMs: 50, multiplier: 2, maxMs: 2_000, jitter: 'equal' } },
+  })
+  .branch({ success: sink('orders.enriched'), dlq: sink('orders.dlq') });
