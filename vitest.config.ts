@@ -21,6 +21,8 @@ export default defineConfig({
   test: {
     projects: [
       {
+        // Inline projects inherit the root config (the aliases above) only with `extends`.
+        extends: true,
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts', 'topologies/**/*.test.ts', 'docs/**/*.test.ts', 'scripts/**/*.test.ts'],
@@ -28,6 +30,7 @@ export default defineConfig({
         },
       },
       {
+        extends: true,
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],

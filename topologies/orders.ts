@@ -29,11 +29,19 @@ export function enrichOrder(customers: CustomerService): ProcessorFn<string | nu
   };
 }
 
+/**
+ * The orders topology over a customer service. The default export runs it over the flaky
+ * simulated service; property tests build it over a seeded one (topologies/orders.property.test.ts).
+ */
+export function ordersTopology(customers: CustomerService) {
+  return topology({ applicationId: 'orders-enricher' })
+    .source('orders', { key: 'string', value: 'json' })
+    .process('enrich', enrichOrder(customers), {
+      retry: { maxAttempts: 5, backoff: { initialMs: 50, multiplier: 2, maxMs: 2_000, jitter: 'equal' } },
+    })
+    .branch({ success: sink('orders.enriched'), dlq: sink('orders.dlq') });
+}
+
 const failureRate = Number(process.env['ORDERS_FAILURE_RATE'] ?? '0.1');
 
-export default topology({ applicationId: 'orders-enricher' })
-  .source('orders', { key: 'string', value: 'json' })
-  .process('enrich', enrichOrder(flakyCustomerService(failureRate)), {
-    retry: { maxAttempts: 5, backoff: { initialMs: 50, multiplier: 2, maxMs: 2_000, jitter: 'equal' } },
-  })
-  .branch({ success: sink('orders.enriched'), dlq: sink('orders.dlq') });
+export default ordersTopology(flakyCustomerService(failureRate));

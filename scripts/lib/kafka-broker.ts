@@ -61,6 +61,59 @@ export const kafkaPaths = {
 /** Lines of the broker log quoted in start errors. */
 const LOG_TAIL_LINES = 40;
 
+/**
+ * A separate local broker instance (for tests that restart or kill their broker without
+ * disturbing the shared one on {@link DEFAULT_BROKERS}): its own listener and controller ports,
+ * data dir `.kafka/<name>/data`, config, log and pid file under `.kafka/<name>/`; the same jars
+ * and `kafka/server.properties` template.
+ */
+export interface BrokerInstance {
+  /** Folder name under `.kafka/` (letters, digits, `-`, `_`). */
+  readonly name: string;
+  /** PLAINTEXT listener port (clients connect to `127.0.0.1:<port>`). */
+  readonly port: number;
+  /** KRaft controller listener port. */
+  readonly controllerPort: number;
+  /** Extra broker properties, appended to the template's (they win). */
+  readonly properties?: Readonly<Record<string, string>>;
+}
+
+/** The files and address of one broker: the shared default one, or an instance. */
+interface BrokerFiles {
+  readonly brokers: string;
+  readonly runtimeDir: string;
+  readonly serverProperties: string;
+  readonly dataDir: string;
+  readonly brokerLog: string;
+  readonly brokerPid: string;
+  readonly startLock: string;
+  readonly instance?: BrokerInstance;
+}
+
+function brokerFiles(instance?: BrokerInstance): BrokerFiles {
+  if (instance === undefined) {
+    const { runtimeDir, serverProperties, dataDir, brokerLog, brokerPid } = kafkaPaths;
+    return { brokers: DEFAULT_BROKERS, runtimeDir, serverProperties, dataDir, brokerLog, brokerPid, startLock: path.join(runtimeDir, 'start.lock') };
+  }
+  if (!/^[A-Za-z0-9_-]+$/.test(instance.name) || instance.name === 'data') throw new Error(`invalid broker instance name '${instance.name}'`);
+  const dir = path.join(kafkaPaths.runtimeDir, instance.name);
+  return {
+    brokers: `127.0.0.1:${instance.port}`,
+    runtimeDir: dir,
+    serverProperties: path.join(dir, 'server.properties'),
+    dataDir: path.join(dir, 'data'),
+    brokerLog: path.join(dir, 'broker.log'),
+    brokerPid: path.join(dir, 'broker.pid'),
+    startLock: path.join(dir, 'start.lock'),
+    instance,
+  };
+}
+
+/** Bootstrap servers of a broker instance. */
+export function instanceBrokers(instance: BrokerInstance): string {
+  return brokerFiles(instance).brokers;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Small process helpers
 // ---------------------------------------------------------------------------------------------
@@ -272,21 +325,21 @@ export async function brokerAnswers(brokers: string = DEFAULT_BROKERS, timeoutMs
 }
 
 /**
- * Pid of the broker recorded in `.kafka/broker.pid` when that process is alive and is a
- * `java … kafka.Kafka` process; undefined otherwise.
+ * Pid of the broker recorded in `.kafka/broker.pid` (or the instance's pid file) when that
+ * process is alive and is a `java … kafka.Kafka` process; undefined otherwise.
  */
-export async function brokerPid(): Promise<number | undefined> {
-  const pid = await readPidFile(kafkaPaths.brokerPid);
+export async function brokerPid(instance?: BrokerInstance): Promise<number | undefined> {
+  const pid = await readPidFile(brokerFiles(instance).brokerPid);
   if (pid === undefined) return undefined;
   const argv = await processCommandLine(pid);
   if (!argv || !argv.includes('kafka.Kafka') || !path.basename(argv[0] ?? '').startsWith('java')) return undefined;
   return pid;
 }
 
-/** Last `lines` lines of `.kafka/broker.log` (empty string when there is none). */
-export async function brokerLogTail(lines = LOG_TAIL_LINES): Promise<string> {
+/** Last `lines` lines of `.kafka/broker.log` (or the instance's log; empty string when there is none). */
+export async function brokerLogTail(lines = LOG_TAIL_LINES, instance?: BrokerInstance): Promise<string> {
   try {
-    return tail(await readFile(kafkaPaths.brokerLog, 'utf8'), lines);
+    return tail(await readFile(brokerFiles(instance).brokerLog, 'utf8'), lines);
   } catch {
     return '';
   }
@@ -297,21 +350,35 @@ function log4jOptions(): string[] {
   return existsSync(kafkaPaths.log4jConfig) ? [`-Dlog4j2.configurationFile=${kafkaPaths.log4jConfig}`] : [];
 }
 
-/** Writes `.kafka/server.properties`: the template with `log.dirs` set to the absolute data dir. */
-async function writeServerProperties(): Promise<void> {
+/**
+ * Writes `.kafka/server.properties`: the template with `log.dirs` set to the absolute data dir
+ * (for an instance: also its listener ports, then its extra properties).
+ */
+async function writeServerProperties(files: BrokerFiles): Promise<void> {
   const template = await readFile(kafkaPaths.serverPropertiesTemplate, 'utf8');
   if (!/^log\.dirs=/m.test(template)) throw new Error(`${kafkaPaths.serverPropertiesTemplate} has no log.dirs line.`);
   // Properties files treat backslashes as escapes (Windows paths).
-  const dataDir = kafkaPaths.dataDir.replaceAll('\\', '/');
-  const generated =
+  const dataDir = files.dataDir.replaceAll('\\', '/');
+  let generated =
     `# GENERATED by scripts/lib/kafka-broker.ts from kafka/server.properties; edit the template instead.\n` +
     template.replace(/^log\.dirs=.*$/m, `log.dirs=${dataDir}`);
-  await writeFile(kafkaPaths.serverProperties, generated);
+  const instance = files.instance;
+  if (instance !== undefined) {
+    const { port, controllerPort } = instance;
+    generated =
+      generated
+        .replace(/^controller\.quorum\.voters=.*$/m, `controller.quorum.voters=1@127.0.0.1:${controllerPort}`)
+        .replace(/^listeners=.*$/m, `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`)
+        .replace(/^advertised\.listeners=.*$/m, `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`) +
+      `\n# Instance '${instance.name}'\n` +
+      Object.entries(instance.properties ?? {}).map(([k, v]) => `${k}=${v}\n`).join('');
+  }
+  await writeFile(files.serverProperties, generated);
 }
 
 /** Formats the KRaft storage in `.kafka/data` unless it already is; output goes to the broker log. */
-async function formatStorageOnce(): Promise<void> {
-  if (existsSync(path.join(kafkaPaths.dataDir, 'meta.properties'))) return;
+async function formatStorageOnce(files: BrokerFiles): Promise<void> {
+  if (existsSync(path.join(files.dataDir, 'meta.properties'))) return;
   const java = javaExecutable();
   const classpath = path.join(kafkaPaths.lib, '*');
   const jvm = [...log4jOptions(), '-cp', classpath];
@@ -328,27 +395,26 @@ async function formatStorageOnce(): Promise<void> {
   }
   const format = await run(
     java,
-    [...jvm, 'kafka.tools.StorageTool', 'format', '--config', kafkaPaths.serverProperties, `--cluster-id=${clusterId}`, '--ignore-formatted'],
+    [...jvm, 'kafka.tools.StorageTool', 'format', '--config', files.serverProperties, `--cluster-id=${clusterId}`, '--ignore-formatted'],
     { timeoutMs: 120_000 },
   );
-  await writeFile(kafkaPaths.brokerLog, `${format.stdout}${format.stderr}`, { flag: 'a' });
+  await writeFile(files.brokerLog, `${format.stdout}${format.stderr}`, { flag: 'a' });
   if (format.code !== 0) {
     throw new Error(
-      `Formatting the Kafka storage in ${kafkaPaths.dataDir} failed (exit ${format.code}):\n` +
+      `Formatting the Kafka storage in ${files.dataDir} failed (exit ${format.code}):\n` +
         tail([format.stdout, format.stderr], LOG_TAIL_LINES),
     );
   }
 }
 
-/** Lock file held while a broker is being started (contains the holder's pid). */
-const startLock = path.join(kafkaPaths.runtimeDir, 'start.lock');
-
 /**
- * Runs `fn` while holding `.kafka/start.lock`, waiting (up to 20 min: a first jar download
- * may be slow) while another live process holds it; a lock left by a dead process is taken over.
+ * Runs `fn` while holding `.kafka/start.lock` (the lock file holds the holder's pid), waiting (up
+ * to 20 min: a first jar download may be slow) while another live process holds it; a lock left
+ * by a dead process is taken over.
  */
-async function withStartLock<T>(fn: () => Promise<T>): Promise<T> {
-  await mkdir(kafkaPaths.runtimeDir, { recursive: true });
+async function withStartLock<T>(files: BrokerFiles, fn: () => Promise<T>): Promise<T> {
+  const startLock = files.startLock;
+  await mkdir(files.runtimeDir, { recursive: true });
   const candidate = `${startLock}.${process.pid}.${randomBytes(4).toString('hex')}`;
   await writeFile(candidate, `${process.pid}\n`);
   const deadline = Date.now() + 20 * 60_000;
@@ -386,6 +452,8 @@ export interface StartBrokerOptions {
   timeoutMs?: number;
   /** JVM maximum heap, as for `-Xmx` (default `1g`). */
   heap?: string;
+  /** Start this separate instance instead of the shared broker on {@link DEFAULT_BROKERS}. */
+  instance?: BrokerInstance;
 }
 
 /** Result of {@link startBroker}. */
@@ -410,36 +478,38 @@ export interface StartBrokerResult {
  *   ends with the last 40 lines of the broker log.
  */
 export async function startBroker(options: StartBrokerOptions = {}): Promise<StartBrokerResult> {
-  if (await brokerAnswers(DEFAULT_BROKERS, 2_000)) {
-    const pid = await brokerPid();
+  const files = brokerFiles(options.instance);
+  if (await brokerAnswers(files.brokers, 2_000)) {
+    const pid = await brokerPid(options.instance);
     return pid === undefined ? { startedByUs: false } : { startedByUs: false, pid };
   }
   // Concurrent starts (two terminals, a script and a test run) take turns; the later one then
   // finds the broker answering.
-  return withStartLock(() => startBrokerLocked(options));
+  return withStartLock(files, () => startBrokerLocked(options, files));
 }
 
-async function startBrokerLocked(options: StartBrokerOptions): Promise<StartBrokerResult> {
+async function startBrokerLocked(options: StartBrokerOptions, files: BrokerFiles): Promise<StartBrokerResult> {
   const timeoutMs = options.timeoutMs ?? 90_000;
-  const existing = await brokerPid();
+  const brokers = files.brokers;
+  const existing = await brokerPid(options.instance);
   if (existing !== undefined) {
     // A broker of ours is alive: it may still be starting (or was just restarted).
-    if (await waitFor(() => brokerAnswers(DEFAULT_BROKERS, 2_000), timeoutMs, 500)) {
+    if (await waitFor(() => brokerAnswers(brokers, 2_000), timeoutMs, 500)) {
       return { startedByUs: false, pid: existing };
     }
     throw new Error(
-      `The Kafka broker (pid ${existing}, from ${kafkaPaths.brokerPid}) runs but did not answer on ${DEFAULT_BROKERS} ` +
-        `within ${timeoutMs} ms. Stop it with \`npm run kafka:stop\`. Last lines of ${kafkaPaths.brokerLog}:\n${await brokerLogTail()}`,
+      `The Kafka broker (pid ${existing}, from ${files.brokerPid}) runs but did not answer on ${brokers} ` +
+        `within ${timeoutMs} ms. Stop it with \`npm run kafka:stop\`. Last lines of ${files.brokerLog}:\n${await brokerLogTail(LOG_TAIL_LINES, options.instance)}`,
     );
   }
-  if (await brokerAnswers(DEFAULT_BROKERS, 2_000)) return { startedByUs: false };
+  if (await brokerAnswers(brokers, 2_000)) return { startedByUs: false };
 
   await ensureKafkaJars();
-  await mkdir(kafkaPaths.runtimeDir, { recursive: true });
-  await rm(kafkaPaths.brokerPid, { force: true });
-  if (existsSync(kafkaPaths.brokerLog)) await rename(kafkaPaths.brokerLog, `${kafkaPaths.brokerLog}.1`);
-  await writeServerProperties();
-  await formatStorageOnce();
+  await mkdir(files.runtimeDir, { recursive: true });
+  await rm(files.brokerPid, { force: true });
+  if (existsSync(files.brokerLog)) await rename(files.brokerLog, `${files.brokerLog}.1`);
+  await writeServerProperties(files);
+  await formatStorageOnce(files);
 
   const java = javaExecutable();
   const args = [
@@ -452,9 +522,9 @@ async function startBrokerLocked(options: StartBrokerOptions): Promise<StartBrok
     '-cp',
     path.join(kafkaPaths.lib, '*'),
     'kafka.Kafka',
-    kafkaPaths.serverProperties,
+    files.serverProperties,
   ];
-  const log = await open(kafkaPaths.brokerLog, 'a');
+  const log = await open(files.brokerLog, 'a');
   let exited: string | undefined;
   try {
     const child = spawn(java, args, { cwd: repoRoot, detached: true, stdio: ['ignore', log.fd, log.fd] });
@@ -468,11 +538,11 @@ async function startBrokerLocked(options: StartBrokerOptions): Promise<StartBrok
       exited = signal ? `was killed by ${signal}` : `exited with code ${code}`;
     });
     child.unref();
-    await writeFile(kafkaPaths.brokerPid, `${pid}\n`);
+    await writeFile(files.brokerPid, `${pid}\n`);
 
     const started = Date.now();
     const up = await waitFor(
-      async () => exited !== undefined || !(await isAlive(pid)) || (await brokerAnswers(DEFAULT_BROKERS, 2_000)),
+      async () => exited !== undefined || !(await isAlive(pid)) || (await brokerAnswers(brokers, 2_000)),
       timeoutMs,
       500,
     );
@@ -480,16 +550,16 @@ async function startBrokerLocked(options: StartBrokerOptions): Promise<StartBrok
     if (up && !dead) return { startedByUs: true, pid };
 
     // Quote the log as it was when the broker failed, before our SIGTERM adds shutdown lines.
-    const logTail = await brokerLogTail();
+    const logTail = await brokerLogTail(LOG_TAIL_LINES, options.instance);
     let reason: string;
     if (dead) {
       reason = `the broker process (pid ${pid}) ${exited ?? 'exited'} before it answered`;
     } else {
       await terminate(pid, 10_000);
-      reason = `the broker (pid ${pid}) did not answer on ${DEFAULT_BROKERS} within ${Date.now() - started} ms and was stopped`;
+      reason = `the broker (pid ${pid}) did not answer on ${brokers} within ${Date.now() - started} ms and was stopped`;
     }
-    await rm(kafkaPaths.brokerPid, { force: true });
-    throw new Error(`Kafka did not start: ${reason}. Last lines of ${kafkaPaths.brokerLog}:\n${logTail}`);
+    await rm(files.brokerPid, { force: true });
+    throw new Error(`Kafka did not start: ${reason}. Last lines of ${files.brokerLog}:\n${logTail}`);
   } finally {
     await log.close();
   }
@@ -501,6 +571,8 @@ export interface StopBrokerOptions {
   timeoutMs?: number;
   /** Send SIGKILL right away (simulates a broker crash; the data dir is kept either way). */
   hard?: boolean;
+  /** Stop this separate instance instead of the shared broker. */
+  instance?: BrokerInstance;
 }
 
 /**
@@ -513,16 +585,30 @@ export interface StopBrokerOptions {
  * @throws Error when the process survives SIGKILL.
  */
 export async function stopBroker(options: StopBrokerOptions = {}): Promise<boolean> {
-  const pid = await brokerPid();
+  const files = brokerFiles(options.instance);
+  const pid = await brokerPid(options.instance);
   if (pid === undefined) {
-    await rm(kafkaPaths.brokerPid, { force: true });
+    await rm(files.brokerPid, { force: true });
     return false;
   }
   if (!(await terminate(pid, options.timeoutMs ?? 30_000, options.hard ?? false))) {
     throw new Error(`The Kafka broker (pid ${pid}) is still running after SIGKILL.`);
   }
-  await rm(kafkaPaths.brokerPid, { force: true });
+  await rm(files.brokerPid, { force: true });
   return true;
+}
+
+/**
+ * Stops a broker instance (if it runs) and deletes its folder `.kafka/<name>/` — data, config
+ * and logs. Never touches the shared broker.
+ *
+ * @returns true when a broker process was stopped.
+ */
+export async function removeBrokerInstance(instance: BrokerInstance): Promise<boolean> {
+  const files = brokerFiles(instance);
+  const stopped = await stopBroker({ instance, timeoutMs: 10_000 });
+  await rm(files.runtimeDir, { recursive: true, force: true });
+  return stopped;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -21,11 +21,24 @@ export function quietKafka(brokers: string, clientId = 'weir-tools'): Kafka {
   return new Kafka({ clientId, brokers: brokers.split(','), logLevel: logLevel.NOTHING, retry: { retries: 8, initialRetryTime: 200 } });
 }
 
-/** Creates topics that do not exist yet (and waits for their leaders). */
-export async function createTopics(admin: Admin, topics: ReadonlyArray<{ topic: string; partitions: number }>): Promise<void> {
+/**
+ * Creates topics that do not exist yet (and waits for their leaders). `config` sets topic
+ * configs, e.g. `{ 'message.timestamp.type': 'LogAppendTime' }` to have the broker stamp
+ * every record with its append time.
+ */
+export async function createTopics(admin: Admin, topics: ReadonlyArray<{ topic: string; partitions: number; config?: Readonly<Record<string, string>> }>): Promise<void> {
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((t) => !existing.has(t.topic));
-  if (missing.length > 0) await admin.createTopics({ waitForLeaders: true, topics: missing.map((t) => ({ topic: t.topic, numPartitions: t.partitions })) });
+  if (missing.length > 0) {
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: missing.map((t) => ({
+        topic: t.topic,
+        numPartitions: t.partitions,
+        ...(t.config ? { configEntries: Object.entries(t.config).map(([name, value]) => ({ name, value })) } : {}),
+      })),
+    });
+  }
 }
 
 /** Produces messages in batches of `batchSize` (idempotent producer, acks=-1). */
@@ -50,6 +63,28 @@ function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
   return out;
 }
 
+/**
+ * Waits until every topic exists (weir creates sink, DLQ and retry topics when it starts).
+ *
+ * @throws Error naming the missing topics after `timeoutMs`
+ */
+export async function waitForTopics(kafka: Kafka, topics: readonly string[], timeoutMs: number): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const existing = new Set(await admin.listTopics());
+      const missing = topics.filter((t) => !existing.has(t));
+      if (missing.length === 0) return;
+      if (Date.now() > deadline) throw new Error(`topics ${missing.join(', ')} do not exist after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 /** Options of {@link readTopics}. */
 export interface ReadTopicsOptions {
   /** Stop once this holds for everything read so far. */
@@ -66,11 +101,13 @@ export interface ReadTopicsOptions {
 
 /**
  * Reads topics from the beginning (in a throw-away consumer group) until `until` holds or the
- * time is up.
+ * time is up. Waits first (within the same time budget) for the topics to exist.
  *
  * @returns everything read, each partition in offset order, and whether `until` held
  */
 export async function readTopics(kafka: Kafka, topics: readonly string[], options: ReadTopicsOptions): Promise<{ records: ReadRecord[]; complete: boolean }> {
+  const began = Date.now();
+  await waitForTopics(kafka, topics, options.timeoutMs);
   const consumer = kafka.consumer({ groupId: `weir-reader-${randomUUID()}`, readUncommitted: options.isolation === 'read_uncommitted', maxWaitTimeInMs: 200 });
   const records: ReadRecord[] = [];
   let resolveDone: () => void = () => undefined;
@@ -94,7 +131,7 @@ export async function readTopics(kafka: Kafka, topics: readonly string[], option
         }
       },
     });
-    if (!complete) await Promise.race([done, new Promise((resolve) => setTimeout(resolve, options.timeoutMs))]);
+    if (!complete) await Promise.race([done, new Promise((resolve) => setTimeout(resolve, Math.max(0, options.timeoutMs - (Date.now() - began))))]);
   } finally {
     await consumer.disconnect();
   }
@@ -111,4 +148,75 @@ export async function endOffsets(admin: Admin, topics: readonly string[]): Promi
     result.set(topic, new Map(offsets.map((o) => [o.partition, Number(o.high)])));
   }
   return result;
+}
+
+/** Header of the seal records {@link readToEnd} appends (value: the partition). */
+export const SEAL_HEADER = 'weir.test.seal';
+
+/**
+ * Reads topics completely: appends a seal record to every partition, then reads (read_committed
+ * by default) until every seal is seen. Call it when the writers of the topics have stopped, so
+ * that every transaction before the seals is decided (committed or aborted).
+ *
+ * @returns every record before the seals, each partition in offset order (the seals left out)
+ * @throws Error when not every seal is read within `timeoutMs`
+ */
+export async function readToEnd(
+  kafka: Kafka,
+  topics: readonly string[],
+  options: { readonly timeoutMs: number; readonly isolation?: 'read_committed' | 'read_uncommitted' },
+): Promise<ReadRecord[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  let seals: Message[] = [];
+  try {
+    const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
+    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    try {
+      for (const t of metadata) {
+        seals = t.partitions.map((p) => ({ partition: p.partitionId, key: null, value: null, headers: { [SEAL_HEADER]: String(p.partitionId) } }));
+        await producer.send({ topic: t.name, acks: -1, messages: seals });
+      }
+    } finally {
+      await producer.disconnect();
+    }
+    const expected = metadata.reduce((n, t) => n + t.partitions.length, 0);
+    const sealed = (rs: readonly ReadRecord[]): number => rs.filter((r) => r.headers[SEAL_HEADER] !== undefined).length;
+    const { records, complete } = await readTopics(kafka, topics, { until: (rs) => sealed(rs) >= expected, timeoutMs: options.timeoutMs, ...(options.isolation ? { isolation: options.isolation } : {}) });
+    if (!complete) throw new Error(`readToEnd: read ${sealed(records)} of ${expected} seals of ${topics.join(', ')} within ${options.timeoutMs} ms`);
+    return records.filter((r) => r.headers[SEAL_HEADER] === undefined);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/**
+ * Waits until a consumer group's committed offsets reach the log-end offsets of `topics` (every
+ * record consumed and committed).
+ *
+ * @returns whether they did within `timeoutMs`
+ */
+export async function waitForGroupCaughtUp(kafka: Kafka, groupId: string, topics: readonly string[], timeoutMs: number): Promise<boolean> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const ends = await endOffsets(admin, topics);
+      let caughtUp = true;
+      for (const topic of topics) {
+        const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+        for (const [partition, end] of ends.get(topic) ?? new Map<number, number>()) {
+          const offset = Number(committed?.partitions.find((p) => p.partition === partition)?.offset ?? -1);
+          if (end > 0 && offset < end) caughtUp = false;
+        }
+      }
+      if (caughtUp) return true;
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  } finally {
+    await admin.disconnect();
+  }
 }

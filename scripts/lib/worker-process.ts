@@ -2,7 +2,7 @@
  * Runs `weir run` as a child process (the built CLI, `bin/weir.js`) for the demo, the
  * benchmarks and the integration tests, and reads its JSON log lines.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { repoRoot } from './kafka-broker.js';
 
@@ -109,4 +109,45 @@ export function startWorker(topologyFile: string, options: StartWorkerOptions = 
     return exited;
   };
   return { child, logs, otherOutput, exited, waitForLog, stop };
+}
+
+/** The outcome of a finished `weir` command. */
+export interface WeirCommandResult {
+  /** Exit code (null when killed by a signal). */
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A `weir` command started with {@link startWeir}. */
+export interface WeirCommand {
+  readonly child: ChildProcess;
+  /** Resolves when the command ends; never rejects on a non-zero exit (tests assert the code). */
+  readonly result: Promise<WeirCommandResult>;
+}
+
+/**
+ * Starts `node bin/weir.js ...args` (e.g. `dlq replay <topic>`), collecting its output.
+ *
+ * @param timeoutMs kill the command after this long (default 60 000)
+ */
+export function startWeir(args: readonly string[], options: { readonly env?: Readonly<Record<string, string>>; readonly timeoutMs?: number } = {}): WeirCommand {
+  let child!: ChildProcess;
+  const result = new Promise<WeirCommandResult>((resolve) => {
+    child = execFile(
+      process.execPath,
+      [path.join(repoRoot, 'bin', 'weir.js'), ...args],
+      { cwd: repoRoot, env: { ...process.env, ...options.env }, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+  return { child, result };
+}
+
+/** Runs `node bin/weir.js ...args` to completion: {@link startWeir}'s result. */
+export function runWeir(args: readonly string[], options: { readonly env?: Readonly<Record<string, string>>; readonly timeoutMs?: number } = {}): Promise<WeirCommandResult> {
+  return startWeir(args, options).result;
 }

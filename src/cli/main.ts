@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { addDescribeCommands } from './describe-command.js';
+import { addDlqCommands } from './dlq-command.js';
 import { EXIT } from './report-error.js';
 import { addRunCommand } from './run-command.js';
 
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
     .exitOverride();
   addRunCommand(program);
   addDescribeCommands(program);
+  addDlqCommands(program);
   return program;
 }
 

@@ -27,6 +27,7 @@ export function addRunCommand(program: Command): void {
     .option('--commit-interval-ms <ms>', 'commit.interval.ms [env WEIR_COMMIT_INTERVAL_MS]')
     .option('--brokers <list>', 'Kafka bootstrap servers, host:port,... [env KAFKA_BROKERS, default 127.0.0.1:9092]')
     .option('--redis-url <url>', 'Redis for dedup [env REDIS_URL, default redis://127.0.0.1:6379]')
+    .option('--redis-cluster <nodes>', 'Redis Cluster for dedup instead of --redis-url: host:port,... [env REDIS_CLUSTER_NODES]')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [env WEIR_LOG_LEVEL, default info]')
     .option('--session-timeout-ms <ms>', 'consumer session.timeout.ms [env WEIR_SESSION_TIMEOUT_MS, default 30000]')
     .option('--heartbeat-interval-ms <ms>', 'consumer heartbeat interval [env WEIR_HEARTBEAT_INTERVAL_MS]')
@@ -37,7 +38,10 @@ export function addRunCommand(program: Command): void {
     .option('--shutdown-timeout-ms <ms>', 'longest graceful shutdown [env WEIR_SHUTDOWN_TIMEOUT_MS, default 10000]')
     .option('--verbose', 'print stack traces of errors')
     .action(async (file: string, flags: RunFlags) => {
-      process.exitCode = await run(file, flags);
+      const code = await run(file, flags);
+      process.exitCode = code;
+      // kafkajs and ioredis may keep sockets and timers alive a little longer; the run is over.
+      setTimeout(() => process.exit(code), 50).unref();
     });
 }
 
@@ -46,7 +50,8 @@ async function run(file: string, flags: RunFlags): Promise<number> {
   let config;
   let topology;
   try {
-    config = loadWorkerConfig(flags as Record<string, string | undefined>, process.env);
+    const { guarantee, partitions, verbose: _verbose, ...rest } = flags;
+    config = loadWorkerConfig({ ...(rest as Record<string, string | undefined>), processingGuarantee: guarantee as string | undefined, topicPartitions: partitions as string | undefined }, process.env);
     topology = await loadTopology(file, {
       ...(config.applicationId ? { applicationId: config.applicationId } : {}),
       ...(config.processingGuarantee ? { processingGuarantee: config.processingGuarantee } : {}),
@@ -93,8 +98,5 @@ async function run(file: string, flags: RunFlags): Promise<number> {
     reportError(error, verbose);
     return exitCodeOf(error);
   }
-  const code = await finished;
-  // kafkajs and ioredis keep sockets and timers alive a little longer; the process is done.
-  setTimeout(() => process.exit(code), 50).unref();
-  return code;
+  return finished;
 }

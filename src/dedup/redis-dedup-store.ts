@@ -1,142 +1,159 @@
+import { createHash } from 'node:crypto';
 import { Cluster, Redis } from 'ioredis';
 import { DedupStoreError } from '../errors.js';
 import type { ClaimStatus, DedupClaim, DedupStore } from '../runtime/ports.js';
 import { dedupBucketOf, dedupKeyLayout } from './dedup-key-layout.js';
+import { CLAIM_SCRIPT, MARK_DONE_SCRIPT, RECOVER_SCRIPT } from './dedup-scripts.js';
 
-/** A claim: `c|<owner>|<offset>`; a confirmed key: `d`. The owner index is a sorted set by offset. */
-const CLAIM = `
-local owner, ttl, out = ARGV[1], tonumber(ARGV[2]), {}
-for i = 2, #KEYS do
-  local key, offset = KEYS[i], tonumber(ARGV[i + 1])
-  local value = redis.call('GET', key)
-  if value == 'd' then
-    out[#out + 1] = 'duplicate'
-  elseif not value then
-    redis.call('SET', key, 'c|' .. owner .. '|' .. offset, 'PX', ttl)
-    redis.call('ZADD', KEYS[1], offset, key)
-    out[#out + 1] = 'claimed'
-  else
-    local holder, held = string.match(value, '^c|(.*)|(%-?%d+)$')
-    if holder == owner then
-      local keep = math.min(tonumber(held), offset)
-      redis.call('SET', key, 'c|' .. owner .. '|' .. keep, 'PX', ttl)
-      redis.call('ZADD', KEYS[1], keep, key)
-      out[#out + 1] = 'claimed'
-    else
-      out[#out + 1] = 'busy'
-    end
-  end
-end
-if redis.call('PTTL', KEYS[1]) < ttl then redis.call('PEXPIRE', KEYS[1], ttl) end
-return out`;
+/** A Lua script and its SHA1 (for EVALSHA). */
+interface Script {
+  readonly lua: string;
+  readonly sha: string;
+}
 
-const MARK_DONE = `
-for i = 2, #KEYS do
-  redis.call('SET', KEYS[i], 'd', 'PX', ARGV[1])
-  redis.call('ZREM', KEYS[1], KEYS[i])
-end
-return #KEYS - 1`;
+const script = (lua: string): Script => ({ lua, sha: createHash('sha1').update(lua).digest('hex') });
+const SCRIPTS = { claim: script(CLAIM_SCRIPT), markDone: script(MARK_DONE_SCRIPT), recover: script(RECOVER_SCRIPT) } as const;
 
-const RECOVER = `
-local below = '(' .. ARGV[1]
-local prefix = 'c|' .. ARGV[3] .. '|'
-local n = 0
-for _, key in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', below)) do
-  local value = redis.call('GET', key)
-  if value and string.sub(value, 1, #prefix) == prefix then
-    redis.call('SET', key, 'd', 'PX', ARGV[2])
-    n = n + 1
-  end
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', below)
-return n`;
-
-type ScriptClient = (Redis | Cluster) & {
-  weirClaim(...args: Array<string | number>): Promise<string[]>;
-  weirMarkDone(...args: Array<string | number>): Promise<number>;
-  weirRecover(...args: Array<string | number>): Promise<number>;
-};
+/** A Redis Cluster node to bootstrap from. */
+export interface RedisClusterNode {
+  readonly host: string;
+  readonly port: number;
+}
 
 /** Options of {@link RedisDedupStore}. */
 export interface RedisDedupStoreOptions {
   readonly applicationId: string;
-  /** A `redis://` URL (standalone), or cluster nodes for ioredis `Cluster`. */
-  readonly redis: string | { readonly clusterNodes: ReadonlyArray<{ host: string; port: number }> };
+  /** A `redis://` URL (standalone Redis), or the startup nodes of a Redis Cluster (ioredis `Cluster`). */
+  readonly redis: string | { readonly clusterNodes: readonly RedisClusterNode[] };
   /** Hash-tag buckets the keys are spread over (Redis Cluster slots); default 16. */
   readonly buckets?: number;
-  /** Command timeout, ms; default 2 000. */
+  /** Command timeout, ms; default 2 000. A call that takes longer rejects with `DedupStoreError`. */
   readonly commandTimeoutMs?: number;
 }
 
+/** Keys of one call: the owner's index keys first, then the entries with the index each belongs to. */
+interface CallKeys {
+  readonly keys: string[];
+  readonly indexes: number;
+  /** Per entry: 1-based position of its index key in `keys`. */
+  readonly positions: number[];
+  /** Per entry: its position in the caller's list. */
+  readonly order: number[];
+}
+
 /**
- * The Redis {@link DedupStore} (ioredis). Each call runs one Lua script per hash-tag bucket,
- * all sent at once (auto-pipelined: one round trip per batch on a standalone Redis). Keys are
- * `weir:dedup:{<application.id>:<bucket>}:k:<dedup key>` with a TTL; each owner has an index
- * of its claims by offset, in the same bucket, for crash recovery. The hash tags keep every
- * script's keys in one Redis Cluster slot while spreading an application over many slots.
+ * The Redis {@link DedupStore} (ioredis), with claim-then-confirm semantics in Lua scripts.
+ *
+ * Keys are `weir:dedup:{<application.id>:<bucket>}:k:<dedup key>` with a TTL (see
+ * `dedupKeyLayout`); each owner (task) has an index of its unconfirmed claims by offset in every
+ * bucket, for crash recovery. The hash tag `{<application.id>:<bucket>}` puts an entry and its
+ * index in one Redis Cluster slot while spreading an application over `buckets` slots.
+ *
+ * Round trips: on a standalone Redis each `claim`, `markDone` and `recover` is one script call
+ * for the whole batch. On a Redis Cluster a script may touch one slot only, so a call runs one
+ * script per bucket it touches; ioredis auto-pipelining sends those of one node together (one
+ * round trip per node, the nodes in parallel).
+ *
+ * Errors: every method rejects with `DedupStoreError` when Redis cannot be reached or a
+ * command times out (`commandTimeoutMs`).
+ *
+ * @example
+ * const store = new RedisDedupStore({ applicationId: 'orders-enricher', redis: 'redis://127.0.0.1:6379' });
+ * await store.claim([{ key: 'order-1', offset: 42 }], 'orders-0', 60_000); // ['claimed']
  */
 export class RedisDedupStore implements DedupStore {
-  private readonly client: ScriptClient;
+  private readonly client: Redis | Cluster;
   private readonly buckets: number;
+  private readonly cluster: boolean;
   private readonly layout: ReturnType<typeof dedupKeyLayout>;
 
   constructor(options: RedisDedupStoreOptions) {
     const commandTimeout = options.commandTimeoutMs ?? 2_000;
-    const common = { enableAutoPipelining: true, maxRetriesPerRequest: 1, commandTimeout, lazyConnect: true };
+    const redisOptions = { maxRetriesPerRequest: 1, commandTimeout };
+    this.cluster = typeof options.redis !== 'string';
     const client =
       typeof options.redis === 'string'
-        ? new Redis(options.redis, common)
-        : new Cluster([...options.redis.clusterNodes], { enableAutoPipelining: true, redisOptions: { maxRetriesPerRequest: 1, commandTimeout } });
-    client.defineCommand('weirClaim', { lua: CLAIM });
-    client.defineCommand('weirMarkDone', { lua: MARK_DONE });
-    client.defineCommand('weirRecover', { lua: RECOVER });
+        ? new Redis(options.redis, { ...redisOptions, enableAutoPipelining: true, lazyConnect: true })
+        : new Cluster(
+            options.redis.clusterNodes.map((n) => ({ host: n.host, port: n.port })),
+            { enableAutoPipelining: true, lazyConnect: true, redisOptions },
+          );
     client.on('error', () => undefined); // failures surface as rejected calls (DedupStoreError)
-    this.client = client as ScriptClient;
+    this.client = client;
     this.buckets = options.buckets ?? 16;
+    if (!Number.isInteger(this.buckets) || this.buckets < 1) throw new RangeError(`buckets must be an integer ≥ 1 (got ${this.buckets})`);
     this.layout = dedupKeyLayout(options.applicationId);
   }
 
   async claim(claims: readonly DedupClaim[], owner: string, claimTtlMs: number): Promise<ClaimStatus[]> {
     const statuses: ClaimStatus[] = new Array(claims.length);
-    const groups = this.byBucket(claims.map((c, i) => ({ ...c, i })));
-    await this.run('claim', [...groups].map(async ([bucket, group]) => {
-      const keys = [this.layout.index(bucket, owner), ...group.map((c) => this.layout.entry(bucket, c.key))];
-      const result = await this.client.weirClaim(keys.length, ...keys, owner, Math.ceil(claimTtlMs), ...group.map((c) => c.offset));
-      group.forEach((c, j) => {
-        statuses[c.i] = result[j] as ClaimStatus;
+    if (claims.length === 0) return statuses;
+    await this.run('claim', this.calls(claims.map((c) => c.key), owner).map(async (call) => {
+      const offsets = call.order.map((i) => claims[i]!.offset);
+      const result = (await this.eval(SCRIPTS.claim, call.keys, [owner, ttl(claimTtlMs), call.indexes, ...offsets, ...call.positions])) as string[];
+      call.order.forEach((i, j) => {
+        statuses[i] = result[j] as ClaimStatus;
       });
     }));
     return statuses;
   }
 
   async markDone(keys: readonly string[], owner: string, ttlMs: number): Promise<void> {
-    const groups = this.byBucket(keys.map((key) => ({ key })));
-    await this.run('markDone', [...groups].map(([bucket, group]) => {
-      const redisKeys = [this.layout.index(bucket, owner), ...group.map((c) => this.layout.entry(bucket, c.key))];
-      return this.client.weirMarkDone(redisKeys.length, ...redisKeys, Math.ceil(ttlMs));
-    }));
+    if (keys.length === 0) return;
+    await this.run('markDone', this.calls(keys, owner).map((call) =>
+      this.eval(SCRIPTS.markDone, call.keys, [ttl(ttlMs), call.indexes, ...call.positions]),
+    ));
   }
 
   async recover(owner: string, committedOffset: number, ttlMs: number): Promise<number> {
-    const counts = await this.run('recover', Array.from({ length: this.buckets }, (_, bucket) =>
-      this.client.weirRecover(1, this.layout.index(bucket, owner), committedOffset, Math.ceil(ttlMs), owner),
-    ));
-    return counts.reduce((a, b) => a + b, 0);
+    const indexes = Array.from({ length: this.buckets }, (_, bucket) => this.layout.index(bucket, owner));
+    const groups = this.cluster ? indexes.map((index) => [index]) : [indexes];
+    const counts = await this.run('recover', groups.map((keys) => this.eval(SCRIPTS.recover, keys, [committedOffset, ttl(ttlMs), owner])));
+    return counts.reduce((a: number, b) => a + Number(b), 0);
   }
 
   async close(): Promise<void> {
     this.client.disconnect();
   }
 
-  private byBucket<T extends { key: string }>(items: readonly T[]): Map<number, T[]> {
-    const groups = new Map<number, T[]>();
-    for (const item of items) {
-      const bucket = dedupBucketOf(item.key, this.buckets);
-      const group = groups.get(bucket);
-      if (group) group.push(item);
-      else groups.set(bucket, [item]);
+  /** The script calls for `keys`: one in all on a standalone Redis, one per bucket on a cluster. */
+  private calls(keys: readonly string[], owner: string): CallKeys[] {
+    const byBucket = new Map<number, number[]>();
+    keys.forEach((key, i) => {
+      const bucket = dedupBucketOf(key, this.buckets);
+      const group = byBucket.get(bucket);
+      if (group) group.push(i);
+      else byBucket.set(bucket, [i]);
+    });
+    const groups = this.cluster ? [...byBucket].map((entry) => [entry]) : [[...byBucket]];
+    return groups.map((buckets) => {
+      const indexKeys = buckets.map(([bucket]) => this.layout.index(bucket, owner));
+      const entries: string[] = [];
+      const positions: number[] = [];
+      const order: number[] = [];
+      buckets.forEach(([bucket, members], b) => {
+        for (const i of members) {
+          entries.push(this.layout.entry(bucket, keys[i]!));
+          positions.push(b + 1);
+          order.push(i);
+        }
+      });
+      return { keys: [...indexKeys, ...entries], indexes: indexKeys.length, positions, order };
+    });
+  }
+
+  /**
+   * EVALSHA, and EVAL when the server does not have the script yet (NOSCRIPT: a new or
+   * restarted node). Plain EVALSHA — not an ioredis custom command — because ioredis'
+   * auto-pipelining finds a command's cluster slot by its first key only for commands it knows.
+   */
+  private async eval(s: Script, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
+    try {
+      return await this.client.evalsha(s.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.includes('NOSCRIPT')) throw error;
+      return this.client.eval(s.lua, keys.length, ...keys, ...args);
     }
-    return groups;
   }
 
   private async run<T>(operation: string, calls: Array<Promise<T>>): Promise<T[]> {
@@ -146,4 +163,9 @@ export class RedisDedupStore implements DedupStore {
       throw new DedupStoreError(`redis dedup ${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
     }
   }
+}
+
+/** A TTL for `PX`: a whole number of ms, at least 1. */
+function ttl(ms: number): number {
+  return Math.max(1, Math.ceil(ms));
 }

@@ -21,7 +21,12 @@ export const WEIR_HEADERS = Object.freeze({
   retryPath: 'weir.retry.path',
   retryHops: 'weir.retry.hops',
   replayCount: 'weir.replay.count',
+  /** Dead-letter records only: the processor's `retry.maxReplays`, the limit `weir dlq replay` applies. */
+  replayMax: 'weir.replay.max',
 });
+
+/** Prefix of the headers that say where a record first came in (kept by `weir dlq replay`). */
+export const WEIR_ORIGINAL_PREFIX = 'weir.original.';
 
 /** Prefix of every weir header. */
 export const WEIR_HEADER_PREFIX = 'weir.';

@@ -37,9 +37,11 @@ export interface RetryOptions {
   /** Default `'blocking'`. */
   readonly mode?: RetryMode;
   /**
-   * Retry-topic mode only: explicit tier delays, e.g. `['1s', '10s', '1m']` or ms numbers.
-   * Default: one tier per distinct delay of the backoff schedule (the last one reused), as in
-   * Spring Kafka 3.2+.
+   * Retry-topic mode only: explicit tier delays, e.g. `['1s', '10s', '1m']` or ms numbers
+   * (fixed delays, no jitter). Retry n goes to tier n; retries past the last tier reuse it.
+   * With explicit tiers `maxAttempts` defaults to one retry per tier (tiers + 1), and may not
+   * be lower. Default: one tier per distinct delay of the backoff schedule (the last one
+   * reused), as in Spring Kafka 3.2+.
    */
   readonly tiers?: ReadonlyArray<string | number>;
   /**

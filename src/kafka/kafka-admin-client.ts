@@ -40,14 +40,36 @@ export class KafkaAdminClient implements OffsetReader {
 
   /**
    * Creates topics (replication factor: the broker's `default.replication.factor`), waiting
-   * for their leaders. A topic created meanwhile by another worker is not an error.
+   * for their leaders. A topic created meanwhile by another worker is not an error. A KRaft
+   * broker learns of a new topic from the controller a moment after it was created, and kafkajs
+   * gives up at once when the broker does not know it yet (`UNKNOWN_TOPIC_OR_PARTITION`): then
+   * this waits (up to `timeoutMs`) until the broker has leaders for every partition.
+   *
+   * @throws the kafkajs error when the topics cannot be created or get no leaders in time
    */
-  async createTopics(topics: readonly TopicToCreate[]): Promise<void> {
+  async createTopics(topics: readonly TopicToCreate[], timeoutMs = 30_000): Promise<void> {
     if (topics.length === 0) return;
-    await this.admin.createTopics({
-      waitForLeaders: true,
-      topics: topics.map((t) => ({ topic: t.topic, numPartitions: t.partitions })),
-    });
+    try {
+      await this.admin.createTopics({
+        waitForLeaders: true,
+        timeout: timeoutMs,
+        topics: topics.map((t) => ({ topic: t.topic, numPartitions: t.partitions })),
+      });
+      return;
+    } catch (error) {
+      if ((error as { type?: unknown }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw error;
+    }
+    const names = topics.map((t) => t.topic);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const metadata = await this.admin.fetchTopicMetadata({ topics: names }).catch((error: unknown) => {
+        if (Date.now() > deadline) throw error;
+        return undefined;
+      });
+      if (metadata?.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+      if (Date.now() > deadline) throw new Error(`topics ${names.join(', ')} have no leaders ${timeoutMs} ms after they were created`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   }
 
   async committedOffset(groupId: string, topic: string, partition: number): Promise<number | undefined> {

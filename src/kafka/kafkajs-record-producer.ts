@@ -2,6 +2,7 @@ import { CompressionTypes, Partitioners, type Kafka, type Producer } from 'kafka
 import type { OutputRecord } from '../record-types.js';
 import type { RecordProducer } from '../runtime/ports.js';
 import { topicMessagesOf } from './kafka-messages.js';
+import { ProduceBatcher } from './produce-batcher.js';
 
 /** Producer settings shared by the at_least_once and the transactional producers. */
 export const PRODUCER_CONFIG = Object.freeze({
@@ -17,13 +18,18 @@ export const PRODUCER_CONFIG = Object.freeze({
  * retries unbounded as kafkajs requires for idempotence, murmur2 partitioner like the Java
  * client) shared by a worker's tasks. `send` resolves when the broker acknowledged every
  * record; while the broker is unreachable it keeps retrying (backoff capped by the client's
- * `maxRetryTime`).
+ * `maxRetryTime`). Concurrent sends of many tasks are coalesced into few requests
+ * ({@link ProduceBatcher}).
  */
 export class KafkajsRecordProducer implements RecordProducer {
   private readonly producer: Producer;
+  private readonly batcher: ProduceBatcher;
 
   constructor(kafka: Kafka) {
     this.producer = kafka.producer(PRODUCER_CONFIG);
+    this.batcher = new ProduceBatcher(async (records) => {
+      await this.producer.sendBatch({ acks: -1, compression: CompressionTypes.None, topicMessages: topicMessagesOf(records) });
+    });
   }
 
   /** @throws the kafkajs error when the broker cannot be reached */
@@ -31,9 +37,8 @@ export class KafkajsRecordProducer implements RecordProducer {
     await this.producer.connect();
   }
 
-  async send(records: readonly OutputRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    await this.producer.sendBatch({ acks: -1, compression: CompressionTypes.None, topicMessages: topicMessagesOf(records) });
+  send(records: readonly OutputRecord[]): Promise<void> {
+    return this.batcher.send(records);
   }
 
   async disconnect(): Promise<void> {

@@ -4,6 +4,7 @@ import type { OutputRecord, TopicPartitionOffset } from '../record-types.js';
 import type { TransactionalProducer } from '../runtime/ports.js';
 import { isFencedError } from './kafka-errors.js';
 import { topicMessagesOf } from './kafka-messages.js';
+import { chunkByBytes } from './produce-batcher.js';
 import { PRODUCER_CONFIG } from './kafkajs-record-producer.js';
 
 /**
@@ -25,16 +26,24 @@ export class KafkajsTransactionalProducer implements TransactionalProducer {
     private readonly transactionTimeoutMs: number,
   ) {}
 
-  /** Connects and initializes the transactional id (fencing older instances). */
+  /**
+   * Connects and initializes the transactional id (fencing older instances). A producer that
+   * fails to initialize is disconnected and dropped, so the next `begin()` starts afresh.
+   */
   async init(): Promise<void> {
     await this.guard(async () => {
       const producer = this.kafka.producer({ ...PRODUCER_CONFIG, transactionalId: this.transactionalId, transactionTimeout: this.transactionTimeoutMs });
+      try {
+        await producer.connect();
+        // kafkajs initializes the producer id on the first transaction(); an empty one ends
+        // without an EndTxn request.
+        const txn = await producer.transaction();
+        await txn.abort();
+      } catch (error) {
+        await producer.disconnect().catch(() => undefined);
+        throw error;
+      }
       this.producer = producer;
-      await producer.connect();
-      // kafkajs initializes the producer id on the first transaction(); an empty one ends
-      // without an EndTxn request.
-      const txn = await producer.transaction();
-      await txn.abort();
     });
   }
 
@@ -46,7 +55,10 @@ export class KafkajsTransactionalProducer implements TransactionalProducer {
   }
 
   async send(records: readonly OutputRecord[]): Promise<void> {
-    await this.guard(() => this.current().sendBatch({ acks: -1, topicMessages: topicMessagesOf(records) }));
+    await this.guard(async () => {
+      // kafkajs does not split record batches: keep each request under the broker's limit.
+      for (const chunk of chunkByBytes(records)) await this.current().sendBatch({ acks: -1, topicMessages: topicMessagesOf(chunk) });
+    });
   }
 
   async sendOffsets(groupId: string, offsets: readonly TopicPartitionOffset[]): Promise<void> {

@@ -74,7 +74,9 @@ export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPoli
   if (typeof b !== 'object' || b === null) return ['retry.backoff must be an object'];
   const problems: string[] = [];
 
-  const maxAttempts = o.maxAttempts ?? RETRY_DEFAULTS.maxAttempts;
+  // Explicit tiers without maxAttempts: one retry per tier (`['1s', '10s', '1m']` → 4 attempts).
+  const explicitTierCount = Array.isArray(o.tiers) && o.tiers.length > 0 ? o.tiers.length : undefined;
+  const maxAttempts = o.maxAttempts ?? (explicitTierCount !== undefined ? explicitTierCount + 1 : RETRY_DEFAULTS.maxAttempts);
   if (!isInt(maxAttempts, 1)) problems.push(`retry.maxAttempts must be an integer ≥ 1 (got ${String(maxAttempts)})`);
   const initialMs = b.initialMs ?? RETRY_DEFAULTS.initialMs;
   if (!isNumber(initialMs, 0)) problems.push(`retry.backoff.initialMs must be a number ≥ 0 (got ${String(initialMs)})`);
@@ -105,6 +107,12 @@ export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPoli
         const delay = parseDurationMs(tier);
         if (delay === undefined || delay <= 0) problems.push(`retry.tiers[${i}] is not a positive duration (got ${String(tier)})`);
         else explicit.push(delay);
+      }
+      if (isInt(maxAttempts, 1) && maxAttempts - 1 < o.tiers.length) {
+        problems.push(
+          `retry.tiers has ${o.tiers.length} tier(s) but retry.maxAttempts (${maxAttempts}) allows only ${maxAttempts - 1} retr${maxAttempts === 2 ? 'y' : 'ies'}: ` +
+            `tiers past retry ${maxAttempts - 1} would never be used (raise maxAttempts, or drop it to get one retry per tier)`,
+        );
       }
     }
   }
@@ -139,11 +147,17 @@ export function baseDelayMs(backoff: Backoff, retryIndex: number): number {
 
 /**
  * One tier per distinct delay of the backoff schedule, in order, the last one reused for the
- * remaining retries (Spring Kafka 3.2+ `sameIntervalTopicReuseStrategy`). At least one tier.
+ * remaining retries (Spring Kafka 3.2+ `sameIntervalTopicReuseStrategy` SINGLE_TOPIC): with
+ * `initialMs` 1000, `multiplier` 2, `maxMs` 5000 and 6 retries the delays are 1 s, 2 s, 4 s,
+ * 5 s, 5 s, 5 s and the tiers 1 s, 2 s, 4 s, 5 s. No tiers when there are no retries
+ * (`maxAttempts` 1).
+ *
+ * @param retries retries after the first attempt (`maxAttempts - 1`)
+ * @returns the tier delays in ms, in tier order
  */
-function scheduleTierDelays(backoff: Backoff, retries: number): number[] {
+export function scheduleTierDelays(backoff: Backoff, retries: number): number[] {
   const delays: number[] = [];
-  for (let i = 0; i < Math.max(1, retries); i++) {
+  for (let i = 0; i < retries; i++) {
     const d = Math.round(baseDelayMs(backoff, i));
     if (delays[delays.length - 1] !== d) delays.push(d);
     if (d >= backoff.maxMs) break;

@@ -22,6 +22,8 @@ export class DedupGate {
   lastError: unknown;
   private recovered = false;
   private busyWaits = 0;
+  /** Durable records' keys still to confirm (a confirmation failed under `onStoreError: 'fail'`). */
+  private pending: string[] = [];
 
   constructor(
     private readonly store: DedupStore,
@@ -53,6 +55,7 @@ export class DedupGate {
    * records are processed without dedup and the skip is reported.
    */
   async claimWindow(window: readonly GateSlot[], listener: TaskListener | undefined): Promise<boolean> {
+    if (!(await this.confirmPending(listener))) return false;
     const keyed = window.filter((slot) => slot.prepared?.dedupKey != null);
     for (const slot of window) if (slot.prepared?.dedupKey == null) slot.claim = 'claimed';
     if (keyed.length === 0) return true;
@@ -86,8 +89,11 @@ export class DedupGate {
 
   /**
    * Confirms the keys of a durable unit, and marks later buffered records with those keys
-   * as duplicates (their earlier claim is stale now). A store failure is reported, not
-   * retried: the outcome is already durable, and an unconfirmed claim expires.
+   * as duplicates (their earlier claim is stale now). The outcome is durable already, so a
+   * store failure does not undo anything: it is reported, and under `onStoreError: 'fail'`
+   * the keys are confirmed again before the next claim (until then the task claims nothing,
+   * so a later duplicate cannot slip through). Under `'skip-dedup'` they are left to expire
+   * (a later duplicate in the claim TTL is processed again; reported as skipped).
    *
    * @returns how many keys were confirmed
    */
@@ -99,12 +105,32 @@ export class DedupGate {
       const key = slot.prepared?.dedupKey;
       if (key != null && done.has(key)) slot.claim = 'duplicate';
     }
+    const all = this.pending.length > 0 ? [...this.pending, ...keys] : [...keys];
     try {
-      await this.store.markDone(keys, this.owner, this.policy.ttlMs);
-      return keys.length;
+      await this.store.markDone(all, this.owner, this.policy.ttlMs);
+      this.pending = [];
+      return all.length;
     } catch (error) {
       listener?.onPortError?.({ task: this.owner, port: 'dedup', error, retryInMs: 0 });
+      if (this.policy.onStoreError === 'fail') this.pending = all;
+      else {
+        this.pending = [];
+        listener?.onDedupSkipped?.({ task: this.owner, records: all.length, error });
+      }
       return 0;
+    }
+  }
+
+  /** Confirms keys whose confirmation failed; false when the store fails again. */
+  private async confirmPending(listener: TaskListener | undefined): Promise<boolean> {
+    if (this.pending.length === 0) return true;
+    try {
+      await this.store.markDone(this.pending, this.owner, this.policy.ttlMs);
+      this.pending = [];
+      return true;
+    } catch (error) {
+      this.lastError = error;
+      return false;
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { WeirError } from '../errors.js';
+import { ProducerFencedError, type WeirError } from '../errors.js';
 import type { OffsetReader, TransactionalProducer } from './ports.js';
 import type { TaskWriter, WriteResult } from './task-writer.js';
 import type { UnitOfWork } from './unit-of-work.js';
@@ -15,15 +15,20 @@ function isFenced(error: unknown): boolean {
  * (one producer per task, KIP-98/KIP-129; kafkajs has no KIP-447).
  *
  * Any failure before the commit aborts the transaction, and the task re-runs the unit's
- * records, so outputs of a failed attempt are never committed. A failed commit (or abort)
- * is in doubt — the broker may have committed before the connection broke — so the writer
- * resets the producer, which completes the transaction either way, and reads the group's
- * committed offset back: the offsets were part of the transaction, so they tell its fate.
+ * records, so outputs of a failed attempt are never committed. A failed commit is in doubt —
+ * the broker may have committed before the connection broke — and a failed begin or abort
+ * leaves the kafkajs producer stuck; either way the writer resets the producer (a new
+ * `InitProducerId`, which completes the open transaction) and reads the group's committed
+ * offset back. The offsets were part of the transaction, so they tell its fate:
+ * - the in-doubt transaction's offset: it committed, the unit is durable;
+ * - the writer's own last committed offset: it was aborted, re-run the unit;
+ * - anything else: another instance of this task committed since — this one is a zombie
+ *   (and its reset fenced the other): it closes as fenced, and the other is rebuilt.
  */
 export class ExactlyOnceWriter implements TaskWriter {
   private committed: number;
-  /** The next offset of a transaction whose commit failed and whose outcome is not yet known. */
-  private inDoubt: number | null = null;
+  /** Set when the producer must be reset: what the failed transaction was for. */
+  private recovery: { readonly inDoubt: number | null; readonly cause: unknown } | null = null;
 
   constructor(
     private readonly topic: string,
@@ -31,7 +36,8 @@ export class ExactlyOnceWriter implements TaskWriter {
     private readonly groupId: string,
     private readonly producer: TransactionalProducer,
     private readonly offsets: OffsetReader,
-    startOffset: number,
+    /** The group's committed offset when the task started (or the log start without one). */
+    private readonly startOffset: number,
   ) {
     this.committed = startOffset;
   }
@@ -41,7 +47,7 @@ export class ExactlyOnceWriter implements TaskWriter {
   }
 
   async write(unit: UnitOfWork, nextOffset: number, commitDue: boolean): Promise<WriteResult> {
-    if (this.inDoubt !== null) return this.resolveDoubt(this.inDoubt);
+    if (this.recovery !== null) return this.recover();
     if (!commitDue) return { durable: false, committed: false };
     if (unit.isEmpty && nextOffset <= this.committed) return { durable: true, committed: false };
     let stage: 'begin' | 'send' | 'commit' = 'begin';
@@ -54,52 +60,52 @@ export class ExactlyOnceWriter implements TaskWriter {
       await this.producer.commit();
     } catch (error) {
       if (isFenced(error)) return fenced(error);
-      if (stage === 'commit') {
-        this.inDoubt = nextOffset;
-        return this.resolveDoubt(nextOffset);
+      if (stage === 'send') {
+        try {
+          await this.producer.abort();
+          return { durable: false, committed: false, rewind: true, error: { port: 'transaction', error } };
+        } catch (abortError) {
+          if (isFenced(abortError)) return fenced(abortError);
+          // The producer is stuck in ABORTING: reset it below.
+        }
       }
-      return this.abort(stage, error);
+      this.recovery = { inDoubt: stage === 'commit' ? nextOffset : null, cause: error };
+      return this.recover();
     }
     this.committed = nextOffset;
     return { durable: true, committed: true };
   }
 
-  /** A failure before the commit: abort, and have the task re-run the unit. */
-  private async abort(stage: 'begin' | 'send', error: unknown): Promise<WriteResult> {
-    try {
-      if (stage === 'send') await this.producer.abort();
-      else await this.producer.reset();
-    } catch (abortError) {
-      if (isFenced(abortError)) return fenced(abortError);
-      // The producer is stuck in ABORTING: throw it away. Its transaction is aborted by the
-      // reset (or by the broker's transaction timeout); its outputs are never committed.
-      await this.producer.reset().catch(() => undefined);
-    }
-    return { durable: false, committed: false, rewind: true, error: { port: 'transaction', error } };
-  }
-
   /**
-   * Finds out whether the in-doubt transaction committed: reset the producer (which completes
-   * it), then read the committed offset back. Until that succeeds the unit stays as it is,
-   * neither durable nor re-run, and the task calls again after a backoff.
+   * Resets the producer and reads the committed offset back (see the class comment). Until
+   * that succeeds the unit stays as it is, neither durable nor re-run, and the task calls
+   * again after a backoff.
    */
-  private async resolveDoubt(nextOffset: number): Promise<WriteResult> {
+  private async recover(): Promise<WriteResult> {
+    const { inDoubt, cause } = this.recovery!;
+    let read: number | undefined;
     try {
       await this.producer.reset();
-      const committed = await this.offsets.committedOffset(this.groupId, this.topic, this.partition);
-      this.inDoubt = null;
-      if (committed === nextOffset) {
-        this.committed = nextOffset;
-        return { durable: true, committed: true };
-      }
-      return { durable: false, committed: false, rewind: true, error: { port: 'transaction', error: new Error(`transaction for offset ${nextOffset} was aborted`) } };
+      read = await this.offsets.committedOffset(this.groupId, this.topic, this.partition);
     } catch (error) {
       if (isFenced(error)) {
-        this.inDoubt = null;
+        this.recovery = null;
         return fenced(error);
       }
       return { durable: false, committed: false, error: { port: 'transaction', error } };
     }
+    this.recovery = null;
+    const actual = read ?? this.startOffset;
+    if (inDoubt !== null && actual === inDoubt) {
+      this.committed = inDoubt;
+      return { durable: true, committed: true };
+    }
+    if (actual === this.committed) {
+      const error = inDoubt === null ? cause : new Error(`transaction for offset ${inDoubt} was aborted`, { cause });
+      return { durable: false, committed: false, rewind: true, error: { port: 'transaction', error } };
+    }
+    const zombie = new Error(`committed offset of ${this.topic}-${this.partition} is ${actual}, not ${this.committed}: another instance of the task committed`, { cause });
+    return fenced(new ProducerFencedError(this.producer.transactionalId, { cause: zombie }));
   }
 }
 

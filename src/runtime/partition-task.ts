@@ -1,7 +1,7 @@
 import { WEIR_HEADERS, headerNumber } from '../dlq/weir-headers.js';
 import type { Random } from '../retry/backoff.js';
 import type { InputRecord } from '../record-types.js';
-import { routeOf, type CompiledTopology, type RetryTier, type Subtopology } from '../topology/compiled-topology.js';
+import { routeOf, type CompiledTopology, type DedupPolicy, type RetryTier, type Subtopology } from '../topology/compiled-topology.js';
 import { AtLeastOnceWriter } from './at-least-once-writer.js';
 import { DedupGate } from './dedup-gate.js';
 import { ExactlyOnceWriter } from './exactly-once-writer.js';
@@ -66,6 +66,8 @@ export class PartitionTask {
   private readonly tier: RetryTier | null;
   private readonly writer: TaskWriter;
   private readonly dedup: DedupGate | undefined;
+  /** The processor's dedup policy on a source task; null on retry tiers and without dedup. */
+  private readonly dedupPolicy: DedupPolicy | null;
   private readonly random: Random;
   private readonly maxPollRecords: number;
   private state: TaskState = 'running';
@@ -73,6 +75,8 @@ export class PartitionTask {
   /** slots[0, cursor) are processed and belong to `unit`. */
   private cursor = 0;
   private fetchPosition: number;
+  /** The next offset after the records whose outcomes are durable. */
+  private durable: number;
   private unit = new UnitOfWork();
   private lastCommitAt: number;
   /** The head record while it waits for a blocking retry. */
@@ -95,13 +99,17 @@ export class PartitionTask {
     this.random = options.random ?? Math.random;
     this.maxPollRecords = options.maxPollRecords ?? 500;
     this.fetchPosition = options.startOffset;
+    this.durable = options.startOffset;
     this.lastCommitAt = options.clock.now();
     const out = options.output;
     this.writer =
       out.guarantee === 'at_least_once'
         ? new AtLeastOnceWriter(topic, partition, out.producer, out.committer, options.startOffset)
         : new ExactlyOnceWriter(topic, partition, topology.applicationId, out.transactions, out.offsets, options.startOffset);
-    const policy = this.sub.processor.dedup;
+    // Retry-tier records are weir's own copies of records whose key was confirmed when the copy
+    // became durable: dedup applies to source records only.
+    const policy = this.tier === null ? this.sub.processor.dedup : null;
+    this.dedupPolicy = policy;
     if (policy !== null) {
       if (options.dedupStore === undefined) throw new Error(`processor '${this.sub.processor.name}' uses dedup but task ${this.id} has no dedup store`);
       this.dedup = new DedupGate(options.dedupStore, policy, this.id, options.startOffset);
@@ -126,6 +134,15 @@ export class PartitionTask {
   /** The last committed offset (next offset to read). */
   get committedOffset(): number {
     return this.writer.committedOffset;
+  }
+
+  /**
+   * Every record below this offset has a durable outcome (acknowledged by the broker), though
+   * its offset may not be committed yet: committing it is always safe. Under exactly_once it
+   * equals the committed offset.
+   */
+  get durableOffset(): number {
+    return Math.max(this.durable, this.writer.committedOffset);
   }
 
   /**
@@ -196,7 +213,7 @@ export class PartitionTask {
         const due = headerNumber(slot.raw.headers, WEIR_HEADERS.retryDueMs);
         if (due !== undefined && due > t) return this.waitAfterFlush(due, 'due');
       }
-      if (slot.prepared === undefined) {
+      if (slot.claim === undefined) {
         const ok = await this.prepareWindow();
         if (!ok) return this.portFailed('dedup', this.dedup?.lastError);
       }
@@ -259,10 +276,13 @@ export class PartitionTask {
     const window: Slot[] = [];
     for (let i = this.cursor; i < end; i++) {
       const slot = this.slots[i]!;
-      if (slot.prepared === undefined) slot.prepared = prepareRecord(slot.raw, this.sub.source, this.sub.processor.dedup);
+      if (slot.prepared === undefined) slot.prepared = prepareRecord(slot.raw, this.sub.source, this.dedupPolicy);
       if (slot.claim === undefined) window.push(slot);
     }
-    if (this.dedup === undefined) return true;
+    if (this.dedup === undefined) {
+      for (const slot of window) slot.claim = 'claimed';
+      return true;
+    }
     return this.dedup.claimWindow(window, this.options.listener);
   }
 
@@ -279,6 +299,7 @@ export class PartitionTask {
       return { kind: 'closed', state: 'fenced' };
     }
     if (result.durable) {
+      this.durable = nextOffset;
       const confirmed = this.dedup ? await this.dedup.confirm(unit.dedupKeys, this.slots, this.cursor, this.options.listener) : 0;
       this.slots = this.slots.slice(this.cursor);
       this.cursor = 0;

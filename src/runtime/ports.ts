@@ -74,7 +74,8 @@ export interface DedupClaim {
 
 /**
  * Dedup store port (idempotent consumption), with claim-then-confirm semantics. Keys are
- * the user's dedup keys; the store adds its namespace (`weir:dedup:<application.id>:`).
+ * the user's dedup keys; the store adds its namespace (Redis:
+ * `weir:dedup:{<application.id>:<bucket>}:k:<key>`, see `dedupKeyLayout`).
  * The owner of a claim is a task identity (`<topic>-<partition>`), stable across restarts,
  * so a restarted task takes over its own claims. Each call is one round trip for all keys.
  *

@@ -1,4 +1,4 @@
-import { userHeaderStrings } from '../dlq/weir-headers.js';
+import { WEIR_HEADERS, headerNumber, userHeaderStrings } from '../dlq/weir-headers.js';
 import type { ProcessorRecord } from '../dsl/processor.js';
 import { DeserializationError } from '../errors.js';
 import type { InputRecord } from '../record-types.js';
@@ -40,7 +40,8 @@ function deserialize(raw: InputRecord, source: SourceNode): ProcessorRecord | De
 }
 
 /**
- * Deserializes a raw record with the source's serdes and computes its dedup key.
+ * Deserializes a raw record with the source's serdes and computes its dedup key (with
+ * `#replay-<n>` appended for a record replayed from the DLQ, `weir.replay.count` = n).
  * Never throws: a failing serde or dedup-key function becomes `error`.
  */
 export function prepareRecord(raw: InputRecord, source: SourceNode, dedup: DedupPolicy | null): PreparedRecord {
@@ -49,7 +50,11 @@ export function prepareRecord(raw: InputRecord, source: SourceNode, dedup: Dedup
   if (dedup === null) return { raw, record, dedupKey: null };
   try {
     const key = dedup.key(record);
-    return { raw, record, dedupKey: key === undefined || key === null ? null : String(key) };
+    if (key === undefined || key === null) return { raw, record, dedupKey: null };
+    // A replay from the DLQ is a new delivery of a record whose key is confirmed: it is
+    // deduplicated per replay, so it is not dropped as a duplicate of its original.
+    const replays = headerNumber(raw.headers, WEIR_HEADERS.replayCount) ?? 0;
+    return { raw, record, dedupKey: replays > 0 ? `${String(key)}#replay-${replays}` : String(key) };
   } catch (error) {
     return { raw, error, dedupKey: null };
   }

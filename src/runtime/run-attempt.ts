@@ -39,7 +39,7 @@ function failureInfo(input: AttemptInput, attempts: number, error: unknown): Fai
 function deadLetter(input: AttemptInput, attempts: number, error: unknown): RecordOutcome {
   return {
     kind: 'dead-letter',
-    output: buildDeadLetterRecord(input.prepared.raw, input.sub.deadLetter.topic, failureInfo(input, attempts, error)),
+    output: buildDeadLetterRecord(input.prepared.raw, input.sub.deadLetter.topic, failureInfo(input, attempts, error), input.sub.processor.retry.maxReplays),
     errorClass: errorClassOf(error),
     error,
   };

@@ -77,6 +77,13 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
   const { applicationId, processingGuarantee, commitIntervalMs } = resolveOptions(def.options, overrides);
   if (def.subtopologies.length === 0) throw new TopologyError(undefined, 'topology has no source: add .source(topic, serdes)');
 
+  const seenSources = new Set<unknown>();
+  for (const sub of def.subtopologies) {
+    if (seenSources.has(sub.sourceTopic)) {
+      throw new TopologyError(String(sub.sourceName ?? `${String(sub.sourceTopic)}-source`), `topic '${String(sub.sourceTopic)}' is the source of two sub-topologies; use one source per topic`);
+    }
+    seenSources.add(sub.sourceTopic);
+  }
   const names = new Set<string>();
   const claim = (name: string): void => {
     if (names.has(name)) throw new TopologyError(name, 'duplicate node name: node names must be unique in a topology');
@@ -86,9 +93,6 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
 
   const routes = new Map<string, TopicRoute>();
   for (const sub of subtopologies) {
-    if (routes.has(sub.source.topic)) {
-      throw new TopologyError(sub.source.name, `topic '${sub.source.topic}' is the source of two sub-topologies; use one source per topic`);
-    }
     routes.set(sub.source.topic, makeTopicRoute({ subtopologyId: sub.id, tier: null }));
   }
   for (const sub of subtopologies) {

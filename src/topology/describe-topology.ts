@@ -20,6 +20,8 @@ export interface NodeDescription {
     readonly backoff: { readonly initialMs: number; readonly multiplier: number; readonly maxMs: number; readonly jitter: string };
     readonly maxHops: number;
     readonly maxReplays: number;
+    /** Retry-topic mode: where the tier delays come from (`explicit` tiers or the `backoff` schedule). */
+    readonly tiers?: 'explicit' | 'backoff';
   };
   readonly dedup?: { readonly store: string; readonly ttlMs: number; readonly onStoreError: string };
 }
@@ -48,6 +50,7 @@ function retryOf(policy: RetryPolicy): NonNullable<NodeDescription['retry']> {
     backoff: { ...policy.backoff },
     maxHops: policy.maxHops,
     maxReplays: policy.maxReplays,
+    ...(policy.mode === 'topics' ? { tiers: policy.explicitTiers ? ('explicit' as const) : ('backoff' as const) } : {}),
   };
 }
 
@@ -93,7 +96,7 @@ export function topologyDescription(topology: CompiledTopology): TopologyDescrip
   };
 }
 
-function nodeLine(node: NodeDescription): string {
+function nodeLine(node: NodeDescription, tierCount = 0): string {
   switch (node.type) {
     case 'source':
       return `Source: ${node.name} (topics: [${node.topic}], key: ${node.serdes?.key}, value: ${node.serdes?.value})`;
@@ -101,7 +104,11 @@ function nodeLine(node: NodeDescription): string {
       const r = node.retry!;
       const b = r.backoff;
       const dedup = node.dedup ? `, dedup: ${node.dedup.store} ${node.dedup.ttlMs}ms` : '';
-      return `Processor: ${node.name} (retry: ${r.mode}, maxAttempts: ${r.maxAttempts}, backoff: ${b.initialMs}ms ×${b.multiplier} ≤ ${b.maxMs}ms, jitter: ${b.jitter}${dedup})`;
+      const backoff = `backoff: ${b.initialMs}ms ×${b.multiplier} ≤ ${b.maxMs}ms, jitter: ${b.jitter}`;
+      const reuse = r.maxAttempts - 1 > tierCount ? ', the last reused' : '';
+      const how = r.tiers === undefined ? backoff : r.tiers === 'explicit' ? `tiers: explicit${reuse}` : `tiers: from ${backoff}${reuse}`;
+      const guards = r.mode === 'topics' ? `, maxHops: ${r.maxHops}` : '';
+      return `Processor: ${node.name} (retry: ${r.mode}, maxAttempts: ${r.maxAttempts}, ${how}${guards}, maxReplays: ${r.maxReplays}${dedup})`;
     }
     case 'sink':
       return `Sink: ${node.name} (topic: ${node.topic}${node.predicate ? ', when: predicate' : ''})`;
@@ -124,7 +131,7 @@ function describeText(d: TopologyDescription): string {
   for (const sub of d.subtopologies) {
     lines.push(`  Sub-topology: ${sub.id}`);
     for (const node of sub.nodes) {
-      lines.push(`    ${nodeLine(node)}`);
+      lines.push(`    ${nodeLine(node, sub.nodes.filter((n) => n.type === 'retry-tier').length)}`);
       const out = sub.edges.filter((e) => e.from === node.name);
       const into = sub.edges.filter((e) => e.to === node.name && e.from !== node.name);
       if (out.length > 0) lines.push(`      --> ${out.map(edgeLabel).join(', ')}`);

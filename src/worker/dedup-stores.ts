@@ -12,7 +12,8 @@ export interface DedupStores {
 }
 
 /**
- * One Redis store (`REDIS_URL`) for every processor with `store: 'redis'`, one in-process
+ * One Redis store for every processor with `store: 'redis'` — the Redis Cluster of
+ * `REDIS_CLUSTER_NODES` / `--redis-cluster` when set, else `REDIS_URL` — and one in-process
  * store for `store: 'memory'`; connections open on first use.
  */
 export function createDedupStores(topology: CompiledTopology, config: WorkerConfig, clock?: Clock): DedupStores {
@@ -24,7 +25,10 @@ export function createDedupStores(topology: CompiledTopology, config: WorkerConf
     if (policy === null) continue;
     const store =
       policy.store === 'redis'
-        ? (redis ??= new RedisDedupStore({ applicationId: topology.applicationId, redis: config.redisUrl }))
+        ? (redis ??= new RedisDedupStore({
+            applicationId: topology.applicationId,
+            redis: config.redisCluster !== undefined ? { clusterNodes: config.redisCluster } : config.redisUrl,
+          }))
         : (memory ??= new MemoryDedupStore(clock));
     byProcessor.set(sub.processor.name, store);
   }

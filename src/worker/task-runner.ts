@@ -66,9 +66,17 @@ export class TaskRunner {
   }
 
   private waitingFor: 'records' | 'timer' | undefined;
+  /**
+   * A wake-up that came while the loop was not sleeping (it was polling): the next sleep
+   * returns at once instead of missing it (records or a stop that arrived mid-poll).
+   */
+  private pendingWake: 'records' | 'control' | undefined;
 
   private interruptWait(cause: 'records' | 'control'): void {
-    if (this.wake === undefined) return;
+    if (this.wake === undefined) {
+      if (this.pendingWake !== 'control') this.pendingWake = cause;
+      return;
+    }
     if (cause === 'records' && this.waitingFor === 'timer') return;
     const wake = this.wake;
     this.wake = undefined;
@@ -77,6 +85,9 @@ export class TaskRunner {
   }
 
   private sleep(untilMs: number | undefined, wakeOnRecords: boolean): Promise<void> {
+    const pending = this.pendingWake;
+    this.pendingWake = undefined;
+    if (pending === 'control' || (pending === 'records' && wakeOnRecords)) return Promise.resolve();
     return new Promise((resolve) => {
       this.wake = resolve;
       this.waitingFor = wakeOnRecords ? 'records' : 'timer';

@@ -6,6 +6,11 @@ export interface WorkerConfig {
   /** Kafka bootstrap servers, `host:port`. */
   readonly brokers: readonly string[];
   readonly redisUrl: string;
+  /**
+   * Redis Cluster startup nodes for the dedup store (ioredis `Cluster`); when set, the dedup
+   * store uses the cluster instead of `redisUrl`.
+   */
+  readonly redisCluster?: ReadonlyArray<{ readonly host: string; readonly port: number }>;
   readonly logLevel: LogLevel;
   /** Overrides the topology's `application.id`. */
   readonly applicationId?: string;
@@ -34,6 +39,7 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 export const CONFIG_SOURCES = {
   brokers: { flag: '--brokers', env: 'KAFKA_BROKERS' },
   redisUrl: { flag: '--redis-url', env: 'REDIS_URL' },
+  redisCluster: { flag: '--redis-cluster', env: 'REDIS_CLUSTER_NODES' },
   logLevel: { flag: '--log-level', env: 'WEIR_LOG_LEVEL' },
   applicationId: { flag: '--application-id', env: 'WEIR_APPLICATION_ID' },
   processingGuarantee: { flag: '--guarantee', env: 'WEIR_PROCESSING_GUARANTEE' },
@@ -58,6 +64,12 @@ const schema = z.object({
     .transform((s) => s.split(',').map((b) => b.trim()).filter((b) => b.length > 0))
     .pipe(z.array(z.string().regex(hostPort, 'each broker must be host:port')).min(1, 'at least one broker is required')),
   redisUrl: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }),
+  redisCluster: z
+    .string()
+    .transform((s) => s.split(',').map((n) => n.trim()).filter((n) => n.length > 0))
+    .pipe(z.array(z.string().regex(hostPort, 'each cluster node must be host:port')).min(1, 'at least one cluster node is required'))
+    .transform((nodes) => nodes.map((n) => ({ host: n.slice(0, n.lastIndexOf(':')).replace(/^\[|\]$/g, ''), port: Number(n.slice(n.lastIndexOf(':') + 1)) })))
+    .optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
   applicationId: z.string().regex(/^[a-zA-Z0-9._-]+$/, "may use only ASCII letters, digits, '.', '_' and '-'").optional(),
   processingGuarantee: z.enum(['at_least_once', 'exactly_once']).optional(),

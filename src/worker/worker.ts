@@ -10,6 +10,7 @@ import { consumedTopics, type CompiledTopology } from '../topology/compiled-topo
 import { createDedupStores, type DedupStores } from './dedup-stores.js';
 import { ensureTopics } from './ensure-topics.js';
 import { TaskFactory } from './task-factory.js';
+import { combineTaskListeners, taskLogListener } from './task-log-listener.js';
 import type { TaskRunner } from './task-runner.js';
 import type { WorkerConfig } from './worker-config.js';
 import { WorkerMetrics } from './worker-metrics.js';
@@ -86,7 +87,7 @@ export class Worker {
       dedupStores: this.dedupStores,
       config,
       logger: this.logger,
-      listener: this.metrics.listener(),
+      listener: combineTaskListeners(this.metrics.listener(), taskLogListener(this.logger)),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
     });
     await this.startConsumer();
@@ -129,6 +130,17 @@ export class Worker {
   private onRebalancing(): void {
     this.metrics.rebalances.inc();
     this.logger.info({ tasks: this.runners.size }, 'group rebalancing: suspending tasks');
+    // kafkajs has no revocation callback and rejoins right after this event: commit what is
+    // already durable now, so partitions that move are not reprocessed from the last periodic
+    // commit. If the commit loses the race with the rejoin, the new owner replays those records
+    // (at_least_once allows it); the suspended tasks also flush and commit what they hold.
+    const durable = [...this.runners.values()]
+      .map((r) => ({ topic: r.task.topic, partition: r.task.partition, offset: r.task.durableOffset, committed: r.task.committedOffset }))
+      .filter((o) => o.offset > o.committed)
+      .map(({ topic, partition, offset }) => ({ topic, partition, offset }));
+    if (durable.length > 0 && this.options.topology.processingGuarantee === 'at_least_once') {
+      this.consumer?.commit(durable).catch((error: unknown) => this.logger.debug({ err: error }, 'commit at rebalance failed'));
+    }
     for (const runner of this.runners.values()) runner.suspend();
   }
 

@@ -1,0 +1,85 @@
+import cliProgress from 'cli-progress';
+
+/** Running counts of a replay. */
+export interface ReplayCounts {
+  /** DLQ records read. */
+  readonly scanned: number;
+  /** Records re-published (dry run: that would be). */
+  readonly replayed: number;
+  /** Records refused (replay limit, no original topic, missing target). */
+  readonly refused: number;
+  /** Records the filters left out. */
+  readonly skipped: number;
+}
+
+/** Shows a replay's progress on stderr. */
+export interface ReplayProgress {
+  update(counts: ReplayCounts): void;
+  /** Final update; removes the bar's timers. */
+  stop(counts: ReplayCounts): void;
+}
+
+/** Options of {@link createReplayProgress}. */
+export interface ReplayProgressOptions {
+  readonly label: string;
+  /** DLQ records to read. */
+  readonly total: number;
+  readonly stream?: NodeJS.WriteStream;
+  /** Plain lines at most this often, ms (default 2 000). */
+  readonly plainIntervalMs?: number;
+}
+
+const payload = (c: ReplayCounts) => ({ replayed: c.replayed, refused: c.refused, skipped: c.skipped });
+
+function formatEta(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '?';
+  if (seconds < 60) return `${Math.ceil(seconds)}s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)}m${Math.ceil(seconds % 60)}s`;
+  return `${Math.floor(seconds / 3600)}h${Math.floor((seconds % 3600) / 60)}m`;
+}
+
+/**
+ * A progress bar with counts and ETA (cli-progress) when the stream is a terminal; otherwise
+ * (CI, pipes, logs) a plain line every few seconds and one at the end.
+ */
+export function createReplayProgress(options: ReplayProgressOptions): ReplayProgress {
+  const stream = options.stream ?? process.stderr;
+  if (stream.isTTY === true) {
+    const bar = new cliProgress.SingleBar(
+      {
+        format: `${options.label} |{bar}| {percentage}% | {value}/{total} scanned | replayed {replayed} | refused {refused} | skipped {skipped} | ETA {eta_formatted}`,
+        stream,
+        hideCursor: true,
+        etaBuffer: 50,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(options.total, 0, payload({ scanned: 0, replayed: 0, refused: 0, skipped: 0 }));
+    return {
+      update: (c) => bar.update(c.scanned, payload(c)),
+      stop: (c) => {
+        bar.update(c.scanned, payload(c));
+        bar.stop();
+      },
+    };
+  }
+  const started = Date.now();
+  const interval = options.plainIntervalMs ?? 2_000;
+  let lastLineAt = 0;
+  const line = (c: ReplayCounts): void => {
+    const elapsed = (Date.now() - started) / 1000;
+    const eta = c.scanned === 0 ? Number.NaN : (elapsed / c.scanned) * (options.total - c.scanned);
+    const pct = options.total === 0 ? 100 : Math.floor((c.scanned / options.total) * 100);
+    stream.write(
+      `${options.label}: ${c.scanned}/${options.total} scanned (${pct}%), replayed ${c.replayed}, refused ${c.refused}, skipped ${c.skipped}, ETA ${c.scanned >= options.total ? '0s' : formatEta(eta)}\n`,
+    );
+  };
+  return {
+    update: (c) => {
+      if (Date.now() - lastLineAt < interval) return;
+      lastLineAt = Date.now();
+      line(c);
+    },
+    stop: line,
+  };
+}

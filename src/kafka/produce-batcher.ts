@@ -1,0 +1,93 @@
+import type { OutputRecord } from '../record-types.js';
+
+/**
+ * Most bytes (estimated) one produce request carries. Kafka rejects a record batch larger
+ * than the broker's `message.max.bytes` (1 MiB by default) per partition; kafkajs does not
+ * split batches, so weir keeps whole requests under half of that.
+ */
+export const MAX_REQUEST_BYTES = 512 * 1024;
+
+/** Estimated wire size of a record, bytes (key, value, headers and per-record overhead). */
+export function recordBytes(record: OutputRecord): number {
+  let bytes = 32 + (record.key?.length ?? 0) + (record.value?.length ?? 0);
+  for (const [name, value] of Object.entries(record.headers)) {
+    const values = Array.isArray(value) ? value : [value];
+    for (const v of values) if (v !== undefined) bytes += name.length + 4 + (typeof v === 'string' ? Buffer.byteLength(v) : v.length);
+  }
+  return bytes;
+}
+
+/**
+ * Splits records, in order, into chunks of at most `maxBytes` (a record larger than that
+ * gets a chunk of its own).
+ */
+export function chunkByBytes(records: readonly OutputRecord[], maxBytes: number = MAX_REQUEST_BYTES): OutputRecord[][] {
+  const chunks: OutputRecord[][] = [];
+  let current: OutputRecord[] = [];
+  let bytes = 0;
+  for (const record of records) {
+    const size = recordBytes(record);
+    if (current.length > 0 && bytes + size > maxBytes) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(record);
+    bytes += size;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+interface Waiter {
+  readonly records: readonly OutputRecord[];
+  readonly bytes: number;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Coalesces concurrent sends into few produce requests, like the Java producer's record
+ * accumulator: sends made while a request is in flight (or in the same tick) go out together
+ * in the next one, up to `maxBytes` per request. Each caller's records stay in order and
+ * together; a caller's promise settles when all of its records are acknowledged, or rejects
+ * with the error of the request that carried them.
+ */
+export class ProduceBatcher {
+  private readonly queue: Waiter[] = [];
+  private running = false;
+
+  constructor(
+    private readonly sendRequest: (records: readonly OutputRecord[]) => Promise<void>,
+    private readonly maxBytes: number = MAX_REQUEST_BYTES,
+  ) {}
+
+  send(records: readonly OutputRecord[]): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.queue.push({ records, bytes: records.reduce((n, r) => n + recordBytes(r), 0), resolve, reject });
+      if (!this.running) {
+        this.running = true;
+        setImmediate(() => void this.pump());
+      }
+    });
+  }
+
+  private async pump(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch: Waiter[] = [this.queue.shift()!];
+      let bytes = batch[0]!.bytes;
+      while (this.queue.length > 0 && bytes + this.queue[0]!.bytes <= this.maxBytes) {
+        bytes += this.queue[0]!.bytes;
+        batch.push(this.queue.shift()!);
+      }
+      try {
+        for (const chunk of chunkByBytes(batch.flatMap((w) => w.records), this.maxBytes)) await this.sendRequest(chunk);
+        for (const w of batch) w.resolve();
+      } catch (error) {
+        for (const w of batch) w.reject(error);
+      }
+    }
+    this.running = false;
+  }
+}

@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import type { ProcessOptions } from '../dsl/process-options.js';
+import { sink } from '../dsl/sink.js';
+import { serdes } from '../dsl/serdes.js';
+import { topology, type BranchSpec } from '../dsl/topology-builder.js';
+import { TopologyError } from '../errors.js';
+import { compile } from './compile.js';
+import { consumedTopics, producedTopics } from './compiled-topology.js';
+
+const fn = (r: { value: unknown }) => r.value;
+
+function one(options: ProcessOptions = {}, branch: BranchSpec = { success: sink('out'), dlq: sink('dlq') }, serde: unknown = 'json') {
+  return topology('app').source('in', serde as 'json').process('p', fn, options).branch(branch);
+}
+
+/** The TopologyError that compiling `input` throws. */
+function problemOf(input: unknown): TopologyError {
+  try {
+    compile(input);
+  } catch (error) {
+    if (error instanceof TopologyError) return error;
+    throw error;
+  }
+  throw new Error('expected a TopologyError');
+}
+
+describe('compile', () => {
+  it('compiles a source → process → branch → sink chain with defaults filled in', () => {
+    const t = compile(one());
+    expect(t.applicationId).toBe('app');
+    expect(t.processingGuarantee).toBe('at_least_once');
+    expect(t.commitIntervalMs).toBe(1000);
+    const sub = t.subtopologies.get(0)!;
+    expect(sub.source.topic).toBe('in');
+    expect(sub.source.keySerde.name).toBe('string');
+    expect(sub.source.valueSerde.name).toBe('json');
+    expect(sub.processor.retry).toMatchObject({ maxAttempts: 3, mode: 'blocking', backoff: { initialMs: 500, multiplier: 2, maxMs: 30_000, jitter: 'equal' } });
+    expect(sub.sinks.map((s) => s.topic).toArray()).toEqual(['out']);
+    expect(sub.deadLetter.topic).toBe('dlq');
+    expect(consumedTopics(t)).toEqual(['in']);
+    expect(producedTopics(t).map((p) => p.topic)).toEqual(['out', 'dlq']);
+  });
+
+  it('returns a frozen topology', () => {
+    const t = compile(one());
+    expect(() => {
+      (t as unknown as { applicationId: string }).applicationId = 'other';
+    }).toThrow();
+    expect(t.set('applicationId', 'other').applicationId).toBe('other');
+    expect(t.applicationId).toBe('app');
+  });
+
+  it('defaults exactly_once to a 100 ms commit interval and lets overrides win', () => {
+    const t = compile(topology({ applicationId: 'a', processingGuarantee: 'exactly_once' }).source('in').process('p', fn).branch({ success: 'out' }));
+    expect(t.commitIntervalMs).toBe(100);
+    const o = compile(one(), { applicationId: 'b', processingGuarantee: 'exactly_once', commitIntervalMs: 250 });
+    expect([o.applicationId, o.processingGuarantee, o.commitIntervalMs]).toEqual(['b', 'exactly_once', 250]);
+  });
+
+  it('names the default DLQ and the retry tiers after the application and processor', () => {
+    const t = compile(
+      topology('shop')
+        .source('in')
+        .process('charge', fn, { retry: { mode: 'topics', maxAttempts: 6, backoff: { initialMs: 1000, multiplier: 2, maxMs: 5000 } } })
+        .branch({ success: 'out' }),
+    );
+    const sub = t.subtopologies.get(0)!;
+    expect(sub.deadLetter.topic).toBe('shop.charge.dlq');
+    expect(sub.retryTiers.map((r) => [r.topic, r.delayMs]).toArray()).toEqual([
+      ['shop.charge.retry.0', 1000],
+      ['shop.charge.retry.1', 2000],
+      ['shop.charge.retry.2', 4000],
+      ['shop.charge.retry.3', 5000],
+    ]);
+    expect(consumedTopics(t)).toEqual(['in', 'shop.charge.retry.0', 'shop.charge.retry.1', 'shop.charge.retry.2', 'shop.charge.retry.3']);
+  });
+
+  it('accepts custom serdes and per-sink serdes', () => {
+    const upper = { name: 'upper', serialize: (v: string) => Buffer.from(v.toUpperCase()), deserialize: (b: Buffer | null) => b?.toString() ?? null };
+    const t = compile(one({}, { success: sink('out', { value: upper }) }, { key: serdes.buffer, value: 'string' }));
+    const sub = t.subtopologies.get(0)!;
+    expect([sub.source.keySerde.name, sub.source.valueSerde.name, sub.sinks.get(0)!.valueSerde.name]).toEqual(['buffer', 'string', 'upper']);
+  });
+
+  describe('errors name the node and the problem', () => {
+    it('a missing source', () => {
+      expect(problemOf(topology('app')).message).toMatch(/no source/);
+    });
+
+    it('something that is not a topology', () => {
+      expect(problemOf({ default: 1 }).message).toMatch(/expected a topology built with topology/);
+    });
+
+    it('an unknown serde', () => {
+      const e = problemOf(one({}, undefined, 'xml'));
+      expect(e.node).toBe('in-source');
+      expect(e.message).toMatch(/unknown serde 'xml'/);
+      expect(problemOf(one({}, { success: sink('out', { value: 'yaml' as 'json' }) })).node).toBe('p-to-out');
+    });
+
+    it('a source without a processor, and a processor with no success route', () => {
+      expect(problemOf(topology('app').source('in')).message).toMatch(/source 'in' has no processor/);
+      const noBranch = topology('app').source('in').process('p', fn);
+      expect(problemOf(noBranch)).toMatchObject({ node: 'p' });
+      expect(problemOf(noBranch).message).toMatch(/no success route/);
+      expect(problemOf(one({}, { success: [] })).message).toMatch(/node 'p': has no success route/);
+    });
+
+    it('a sink topic equal to its own source topic (a loop), and loops across sub-topologies', () => {
+      expect(problemOf(one({}, { success: sink('in') })).message).toMatch(/node 'p-to-in': sink topic 'in' is the source topic of its own processor 'p' \(a loop\)/);
+      expect(problemOf(one({}, { success: 'out', dlq: 'in' })).message).toMatch(/a loop/);
+      const cycle = topology('app').source('a').process('p1', fn).branch({ success: 'b' }).source('b').process('p2', fn).branch({ success: 'a' });
+      expect(problemOf(cycle).message).toMatch(/topics form a loop: a → b → a/);
+    });
+
+    it('duplicate node names', () => {
+      const dup = topology('app').source('a').process('p', fn).branch({ success: 'x' }).source('b').process('p', fn).branch({ success: 'y' });
+      expect(problemOf(dup)).toMatchObject({ node: 'p' });
+      expect(problemOf(dup).message).toMatch(/duplicate node name/);
+      expect(problemOf(topology('app').source('a').process('a-source', fn).branch({ success: 'x' })).message).toMatch(/duplicate/);
+    });
+
+    it.each([
+      [{ maxAttempts: 0 }, /retry.maxAttempts must be an integer ≥ 1 \(got 0\)/],
+      [{ maxAttempts: 2.5 }, /retry.maxAttempts/],
+      [{ backoff: { initialMs: 500, maxMs: 100 } }, /retry.backoff.maxMs \(100\) is less than retry.backoff.initialMs \(500\)/],
+      [{ backoff: { initialMs: -1 } }, /retry.backoff.initialMs must be a number ≥ 0/],
+      [{ backoff: { multiplier: 0.5 } }, /retry.backoff.multiplier must be a number ≥ 1/],
+      [{ backoff: { jitter: 'some' } }, /retry.backoff.jitter must be one of none, full, equal/],
+      [{ mode: 'later' }, /retry.mode must be 'blocking' or 'topics'/],
+      [{ tiers: ['1s'] }, /retry.tiers is only valid with retry.mode 'topics'/],
+      [{ mode: 'topics', tiers: ['1s', 'soon'] }, /retry.tiers\[1\] is not a positive duration/],
+    ])('invalid retry numbers: %j', (retry, message) => {
+      const e = problemOf(one({ retry: retry as ProcessOptions['retry'] }));
+      expect(e.node).toBe('p');
+      expect(e.message).toMatch(message);
+    });
+
+    it('a retry policy given twice', () => {
+      expect(problemOf(one({ retry: { maxAttempts: 2 } }, { success: 'out', retry: { maxAttempts: 3 } })).message).toMatch(/retry policy given twice/);
+    });
+
+    it('an unreachable success route, a bad predicate, bad partitions', () => {
+      expect(problemOf(one({}, { success: ['a', 'b'] })).message).toMatch(/success route 2 is unreachable/);
+      expect(problemOf(one({}, { success: [{ when: 'yes' as never, to: 'a' }] })).message).toMatch(/when must be a function/);
+      expect(problemOf(one({}, { success: sink('out', { partitions: 0 }) })).message).toMatch(/partitions must be an integer ≥ 1/);
+    });
+
+    it('bad names and settings', () => {
+      expect(problemOf(topology('my app').source('in').process('p', fn).branch({ success: 'out' })).message).toMatch(/application.id 'my app' may use only/);
+      expect(problemOf(topology('app').source('in!').process('p', fn).branch({ success: 'out' })).message).toMatch(/topic name 'in!'/);
+      expect(problemOf(topology('app').source('in').process('p q', fn).branch({ success: 'out' })).message).toMatch(/processor name 'p q'/);
+      expect(problemOf(topology('app').source('in').process('p', 'fn' as never).branch({ success: 'out' })).message).toMatch(/processor must be a function/);
+      expect(problemOf(topology({ applicationId: 'a', commitIntervalMs: 0 }).source('in').process('p', fn).branch({ success: 'out' })).message).toMatch(/commitIntervalMs/);
+      expect(problemOf(topology({ applicationId: 'a', processingGuarantee: 'maybe' as never }).source('in').process('p', fn).branch({ success: 'out' })).message).toMatch(/processingGuarantee/);
+      expect(problemOf(one({ dedup: { key: () => 'k', ttlMs: 0 } })).message).toMatch(/dedup.ttlMs must be a number of ms > 0/);
+      expect(problemOf(topology('app').source('a').process('p1', fn).branch({ success: 'x' }).source('a').process('p2', fn).branch({ success: 'y' })).message).toMatch(/source of two sub-topologies/);
+    });
+  });
+});

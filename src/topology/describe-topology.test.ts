@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { RetryOptions } from '../dsl/process-options.js';
+import { sink } from '../dsl/sink.js';
+import { topology } from '../dsl/topology-builder.js';
+import { compile } from './compile.js';
+import { describeTopology, topologyDescription } from './describe-topology.js';
+
+function payments(retry: RetryOptions) {
+  return compile(
+    topology({ applicationId: 'pay' })
+      .source('payments', 'json')
+      .process('charge', (r) => r.value, { retry })
+      .branch({ success: sink('payments.charged'), dlq: sink('payments.dlq') }),
+  );
+}
+
+const explicit = payments({ mode: 'topics', tiers: ['1s', '10s', '1m'] });
+const derived = payments({ mode: 'topics', maxAttempts: 5, backoff: { initialMs: 200, multiplier: 3, maxMs: 2000, jitter: 'none' } });
+
+describe('describeTopology: retry topics', () => {
+  it('JSON lists each tier with its topic and delay, a retry edge per tier and the DLQ edge', () => {
+    const [sub] = topologyDescription(explicit).subtopologies;
+    expect(sub!.nodes.filter((n) => n.type === 'retry-tier')).toEqual([
+      { type: 'retry-tier', name: 'charge-retry-0', topic: 'pay.charge.retry.0', delayMs: 1000 },
+      { type: 'retry-tier', name: 'charge-retry-1', topic: 'pay.charge.retry.1', delayMs: 10_000 },
+      { type: 'retry-tier', name: 'charge-retry-2', topic: 'pay.charge.retry.2', delayMs: 60_000 },
+    ]);
+    expect(sub!.edges.filter((e) => e.kind === 'retry')).toEqual([
+      { from: 'charge', to: 'charge-retry-0', kind: 'retry', delayMs: 1000 },
+      { from: 'charge', to: 'charge-retry-1', kind: 'retry', delayMs: 10_000 },
+      { from: 'charge', to: 'charge-retry-2', kind: 'retry', delayMs: 60_000 },
+    ]);
+    expect(sub!.edges).toContainEqual({ from: 'charge-retry-2', to: 'charge', kind: 'record' });
+    expect(sub!.edges).toContainEqual({ from: 'charge', to: 'charge-dlq', kind: 'dlq' });
+    expect(sub!.nodes).toContainEqual({ type: 'dead-letter', name: 'charge-dlq', topic: 'payments.dlq' });
+    const processor = sub!.nodes.find((n) => n.type === 'processor')!;
+    expect(processor.retry).toMatchObject({ mode: 'topics', maxAttempts: 4, maxHops: 4, maxReplays: 3, tiers: 'explicit' });
+    expect(JSON.parse(describeTopology(explicit, 'json'))).toEqual(topologyDescription(explicit));
+  });
+
+  it('JSON shows tiers derived from the backoff schedule (last delay reused)', () => {
+    const [sub] = topologyDescription(derived).subtopologies;
+    expect(sub!.nodes.filter((n) => n.type === 'retry-tier').map((n) => [n.topic, n.delayMs])).toEqual([
+      ['pay.charge.retry.0', 200],
+      ['pay.charge.retry.1', 600],
+      ['pay.charge.retry.2', 1800],
+      ['pay.charge.retry.3', 2000],
+    ]);
+    expect(sub!.nodes.find((n) => n.type === 'processor')!.retry!.tiers).toBe('backoff');
+  });
+
+  it('text shows the tiers, their delays and the DLQ edge', () => {
+    const text = describeTopology(explicit, 'text');
+    expect(text).toContain('Processor: charge (retry: topics, maxAttempts: 4, tiers: explicit, maxHops: 4, maxReplays: 3)');
+    expect(text).toContain('charge-retry-0 (retry after 1000ms), charge-retry-1 (retry after 10000ms), charge-retry-2 (retry after 60000ms), charge-dlq (dlq)');
+    expect(text).toContain('Retry tier: charge-retry-1 (topic: pay.charge.retry.1, delay: 10000ms)');
+    expect(text).toContain('Dead-letter queue: charge-dlq (topic: payments.dlq)');
+    expect(describeTopology(payments({ mode: 'topics', tiers: ['1s'], maxAttempts: 3 }), 'text')).toContain('tiers: explicit, the last reused');
+    expect(describeTopology(derived, 'text')).toContain('tiers: from backoff: 200ms ×3 ≤ 2000ms, jitter: none, maxHops: 5');
+  });
+
+  it('Mermaid draws the tier topics with their delays, dotted retry edges and the DLQ edge', () => {
+    const mermaid = describeTopology(explicit, 'mermaid');
+    expect(mermaid).toMatch(/^flowchart LR/);
+    expect(mermaid).toContain('s0n3[("pay.charge.retry.0 (1000ms)")]');
+    expect(mermaid).toContain('s0n5[("pay.charge.retry.2 (60000ms)")]');
+    expect(mermaid).toContain('s0n1 -.->|"retry 10000ms"| s0n4');
+    expect(mermaid).toContain('s0n4 --> s0n1');
+    expect(mermaid).toContain('s0n1 -->|dlq| s0n6');
+    expect(mermaid).toContain('s0n6[("payments.dlq")]');
+  });
+
+  it('blocking mode has no tier nodes: one retry edge in place, and the DLQ edge', () => {
+    const blocking = payments({ maxAttempts: 3, backoff: { initialMs: 100 } });
+    const [sub] = topologyDescription(blocking).subtopologies;
+    expect(sub!.nodes.some((n) => n.type === 'retry-tier')).toBe(false);
+    expect(sub!.edges.filter((e) => e.kind === 'retry')).toEqual([{ from: 'charge', to: 'charge', kind: 'retry', delayMs: 100 }]);
+    expect(describeTopology(blocking, 'text')).toContain('charge (retry in place, backoff from 100ms)');
+    expect(describeTopology(blocking, 'mermaid')).toContain('s0n1 -.->|"retry 100ms"| s0n1');
+  });
+});

@@ -1,0 +1,46 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { DedupStoreError } from '../errors.js';
+import type { TaskListener } from '../runtime/task-listener.js';
+import { combineTaskListeners, taskLogListener } from './task-log-listener.js';
+
+function capture() {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { logger: pino({ level: 'info' }, stream), lines };
+}
+
+describe('task log listener', () => {
+  it('logs failed port calls and skipped dedup at warn, with the task and the error', () => {
+    const { logger, lines } = capture();
+    const listener = taskLogListener(logger);
+    listener.onPortError!({ task: 'orders-0', port: 'dedup', error: new DedupStoreError('redis dedup claim failed: timeout'), retryInMs: 400 });
+    listener.onPortError!({ task: 'orders-1', port: 'transaction', error: new Error('coordinator moved'), retryInMs: 100 });
+    listener.onDedupSkipped!({ task: 'orders-0', records: 12, error: new DedupStoreError('redis down') });
+    expect(lines.map((l) => [l['level'], l['msg'], l['task']])).toEqual([
+      [40, 'dedup store call failed', 'orders-0'],
+      [40, 'kafka transaction failed; the task retries', 'orders-1'],
+      [40, "dedup store failed: records processed without dedup (onStoreError: 'skip-dedup')", 'orders-0'],
+    ]);
+    expect(lines[0]).toMatchObject({ port: 'dedup', retryInMs: 400, err: { message: 'redis dedup claim failed: timeout', code: 'WEIR_DEDUP_STORE' } });
+    expect(lines[2]).toMatchObject({ records: 12 });
+  });
+
+  it('combines listeners: every event reaches every listener that handles it', () => {
+    const seen: string[] = [];
+    const a: TaskListener = { onPortError: (e) => seen.push(`a:${e.port}`), onDedupSkipped: (e) => seen.push(`a:skip${e.records}`) };
+    const b: TaskListener = { onPortError: (e) => seen.push(`b:${e.port}`), onClosed: (e) => seen.push(`b:${e.state}`) };
+    const both = combineTaskListeners(a, b);
+    both.onPortError!({ task: 't', port: 'commit', error: null, retryInMs: 1 });
+    both.onDedupSkipped!({ task: 't', records: 2, error: null });
+    both.onClosed!({ task: 't', state: 'fenced' });
+    both.onRecord!({ task: 't', topic: 'x', partition: 0, offset: 0, outcome: 'success', attempt: 1, atMs: 0 });
+    expect(seen).toEqual(['a:commit', 'b:commit', 'a:skip2', 'b:fenced']);
+  });
+});

@@ -1,0 +1,39 @@
+import type { Logger } from 'pino';
+import type { TaskListener } from '../runtime/task-listener.js';
+
+/**
+ * Joins task listeners: each event goes to every listener that handles it, in order.
+ */
+export function combineTaskListeners(...listeners: readonly TaskListener[]): TaskListener {
+  const each = <K extends keyof TaskListener>(name: K) => {
+    const handlers = listeners.map((l) => l[name]?.bind(l)).filter((h) => h !== undefined) as Array<NonNullable<TaskListener[K]>>;
+    return (event: never): void => {
+      for (const handler of handlers) (handler as (e: never) => void)(event);
+    };
+  };
+  return {
+    onRecord: each('onRecord'),
+    onFlush: each('onFlush'),
+    onPortError: each('onPortError'),
+    onDedupSkipped: each('onDedupSkipped'),
+    onClosed: each('onClosed'),
+  };
+}
+
+/**
+ * A task listener that logs the events an operator must see: failed port calls (Kafka
+ * produce/commit/transaction, the dedup store), each retried with backoff (`warn`), and
+ * records processed without dedup because the dedup store failed under
+ * `onStoreError: 'skip-dedup'` (`warn`). Counting is the metrics listener's job.
+ */
+export function taskLogListener(logger: Logger): TaskListener {
+  return {
+    onPortError: (e) =>
+      logger.warn(
+        { task: e.task, port: e.port, err: e.error, retryInMs: e.retryInMs },
+        e.port === 'dedup' ? 'dedup store call failed' : `kafka ${e.port} failed; the task retries`,
+      ),
+    onDedupSkipped: (e) =>
+      logger.warn({ task: e.task, records: e.records, err: e.error }, "dedup store failed: records processed without dedup (onStoreError: 'skip-dedup')"),
+  };
+}

@@ -1,0 +1,50 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { MemoryDedupStore } from '../dedup/memory-dedup-store.js';
+import { sink } from '../dsl/sink.js';
+import { topology } from '../dsl/topology-builder.js';
+import { PartitionTask } from '../runtime/partition-task.js';
+import type { DedupStore } from '../runtime/ports.js';
+import { InMemoryKafka } from '../testing/in-memory-kafka.js';
+import { compile } from '../topology/compile.js';
+import { TaskRunner } from './task-runner.js';
+
+describe('TaskRunner', () => {
+  it('ends its loop when stop() comes while a poll is in flight (no lost wake-up)', async () => {
+    const clock = { now: () => Date.now() };
+    const kafka = new InMemoryKafka(clock);
+    for (const t of ['in', 'out', 'app.p.dlq']) kafka.createTopic(t);
+    const compiled = compile(
+      topology('app').source('in', 'json').process('p', (r) => r.value, { dedup: { key: () => 'k', ttlMs: 60_000, store: 'memory' } }).branch({ success: sink('out') }),
+    );
+    // The confirmation of the first unit blocks until released: the poll is in flight meanwhile.
+    const memory = new MemoryDedupStore(clock);
+    let release!: () => void;
+    const confirming = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inMarkDone = new Promise<void>((resolve) => (entered = resolve));
+    const store: DedupStore = {
+      claim: (c, o, t) => memory.claim(c, o, t),
+      recover: (o, c, t) => memory.recover(o, c, t),
+      close: () => memory.close(),
+      markDone: async (k, o, t) => {
+        entered();
+        await confirming;
+        return memory.markDone(k, o, t);
+      },
+    };
+    const task = new PartitionTask({ topology: compiled, topic: 'in', partition: 0, startOffset: 0, clock, output: { guarantee: 'at_least_once', producer: kafka.producer(), committer: kafka.committer('app') }, dedupStore: store });
+    let closed: string | undefined;
+    const runner = new TaskRunner(task, { maxBufferedRecords: 100, pauseAfterMs: 1_000, setPaused: () => undefined, logger: pino({ level: 'silent' }), onClosed: (state) => (closed = state) });
+    await kafka.producer().send([{ topic: 'in', key: null, value: Buffer.from('{"a":1}'), headers: {} }]);
+    task.enqueue(kafka.read('in', 0, 0).records);
+    runner.notifyRecords();
+    await inMarkDone;
+    const stopped = runner.stop('stop');
+    release();
+    await stopped;
+    expect(closed).toBe('closed');
+    expect(kafka.readAll('out')).toHaveLength(1);
+    expect(kafka.committedOffset('app', 'in', 0)).toBe(1);
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../errors.js';
+import { loadWorkerConfig } from './worker-config.js';
+
+function configError(flags: Record<string, string>, env: Record<string, string> = {}): ConfigError {
+  try {
+    loadWorkerConfig(flags, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadWorkerConfig', () => {
+  it('has defaults for a local broker and Redis', () => {
+    expect(loadWorkerConfig({}, {})).toMatchObject({
+      brokers: ['127.0.0.1:9092'],
+      redisUrl: 'redis://127.0.0.1:6379',
+      logLevel: 'info',
+      sessionTimeoutMs: 30_000,
+      heartbeatIntervalMs: 3_000,
+      shutdownTimeoutMs: 10_000,
+    });
+  });
+
+  it('reads the environment, and flags win over it', () => {
+    const c = loadWorkerConfig({ logLevel: 'debug' }, { KAFKA_BROKERS: 'a:1, b:2', REDIS_URL: 'rediss://r:6380', WEIR_LOG_LEVEL: 'warn', WEIR_SESSION_TIMEOUT_MS: '6000' });
+    expect(c).toMatchObject({ brokers: ['a:1', 'b:2'], redisUrl: 'rediss://r:6380', logLevel: 'debug', sessionTimeoutMs: 6000, heartbeatIntervalMs: 2000 });
+    expect(loadWorkerConfig({}, { LOG_LEVEL: 'error' }).logLevel).toBe('error');
+  });
+
+  it.each([
+    [{}, { KAFKA_BROKERS: 'localhost' }, 'KAFKA_BROKERS', /host:port/],
+    [{ brokers: ' , ' }, {}, '--brokers', /at least one broker/],
+    [{}, { REDIS_URL: 'http://x' }, 'REDIS_URL', /redis:\/\//],
+    [{ logLevel: 'loud' }, {}, '--log-level', /"loud"/],
+    [{}, { WEIR_SESSION_TIMEOUT_MS: '1000' }, 'WEIR_SESSION_TIMEOUT_MS', /6000/],
+    [{ processingGuarantee: 'once' }, {}, '--guarantee', /once/],
+    [{ topicPartitions: '0' }, {}, '--partitions', /0/],
+    [{ applicationId: 'a b' }, {}, '--application-id', /letters/],
+    [{ metricsPort: 'ninety' }, {}, '--metrics-port', /"ninety"/],
+    [{ heartbeatIntervalMs: '40000' }, {}, '--heartbeat-interval-ms', /less than the session timeout/],
+  ])('names the bad key: %j %j', (flags, env, key, message) => {
+    const e = configError(flags, env);
+    expect(e.key).toBe(key);
+    expect(e.message).toContain(`'${key}'`);
+    expect(e.message).toMatch(message);
+  });
+});

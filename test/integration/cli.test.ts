@@ -1,0 +1,119 @@
+/**
+ * The built CLI as a user runs it: exit codes and messages for bad topology files and bad
+ * config, the flags that reach the worker, describe's formats, and a clean SIGINT.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { repoRoot } from '../../scripts/lib/kafka-broker.js';
+import { createTopics, quietKafka } from '../../scripts/lib/topic-io.js';
+import { startWorker } from '../../scripts/lib/worker-process.js';
+
+const tmp = path.join(repoRoot, 'test', 'integration', '.tmp', randomUUID().slice(0, 8));
+mkdirSync(tmp, { recursive: true });
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** Writes a topology file under the repo (so `import 'weir'` resolves) and returns its path relative to the repo root. */
+function topologyFile(name: string, source: string): string {
+  const file = path.join(tmp, name);
+  writeFileSync(file, source);
+  return path.relative(repoRoot, file);
+}
+
+function weir(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(repoRoot, 'bin', 'weir.js'), ...args], { cwd: repoRoot, env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const VALID = (app: string, source: string) => `import { topology, sink } from 'weir';
+export default topology('${app}').source('${source}', 'json').process('copy', (r) => r.value).branch({ success: sink('${source}.out') });
+`;
+
+describe('weir CLI', () => {
+  it('exits 2 naming the file for a missing file, a syntax error and a missing default export', async () => {
+    const missing = await weir(['run', 'topologies/nope.ts']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('topologies/nope.ts: file not found');
+
+    const broken = topologyFile('broken.ts', 'export default topology(\n');
+    const syntax = await weir(['validate', broken]);
+    expect(syntax.code).toBe(2);
+    expect(syntax.stderr).toContain(`${broken}: failed to load`);
+
+    const noDefault = topologyFile('no-default.ts', "export const x = 1;\n");
+    const none = await weir(['describe', noDefault]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(`${noDefault}: has no default export`);
+  });
+
+  it('exits 2 naming the file, the node and the problem for a topology that does not compile; the stack only with --verbose', async () => {
+    const file = topologyFile(
+      'bad-retry.ts',
+      `import { topology } from 'weir';
+export default topology('app').source('in').process('enrich', (r) => r.value, { retry: { maxAttempts: 3, backoff: { initialMs: 500, maxMs: 100 } } }).branch({ success: 'out' });
+`,
+    );
+    const quiet = await weir(['run', file]);
+    expect(quiet.code).toBe(2);
+    expect(quiet.stderr).toContain(`${file}: node 'enrich': retry.backoff.maxMs (100) is less than retry.backoff.initialMs (500)`);
+    expect(quiet.stderr).not.toMatch(/\n\s+at /);
+    const verbose = await weir(['validate', file, '--verbose']);
+    expect(verbose.code).toBe(2);
+    expect(verbose.stderr).toMatch(/\n\s+at /);
+  });
+
+  it('exits 2 naming the config key for a bad value', async () => {
+    const file = topologyFile('ok.ts', VALID('cli-ok', 'cli-in'));
+    const env = await weir(['run', file], { KAFKA_BROKERS: 'no-port-here' });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain("invalid config 'KAFKA_BROKERS'");
+    const flag = await weir(['run', file, '--guarantee', 'twice']);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("invalid config '--guarantee'");
+    const unknown = await weir(['run', file, '--no-such-flag']);
+    expect(unknown.code).toBe(2);
+  });
+
+  it('describes a topology as text, JSON and Mermaid, and rejects an unknown format', async () => {
+    const text = await weir(['describe', 'topologies/orders.ts']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('Processor: enrich (retry: blocking, maxAttempts: 5');
+    const json = await weir(['describe', 'topologies/orders.ts', '--format', 'json']);
+    expect(JSON.parse(json.stdout).subtopologies[0].edges).toContainEqual({ from: 'enrich', to: 'enrich-dlq', kind: 'dlq' });
+    const mermaid = await weir(['describe', 'topologies/orders.ts', '--format', 'mermaid']);
+    expect(mermaid.stdout).toMatch(/^flowchart LR/);
+    expect(mermaid.stdout).toContain('-->|dlq|');
+    const bad = await weir(['describe', 'topologies/orders.ts', '--format', 'svg']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--format must be one of text, json, mermaid');
+  });
+
+  it('exits 1 naming a missing source topic', async () => {
+    const file = topologyFile('missing-source.ts', VALID(`cli-${randomUUID().slice(0, 8)}`, `absent-${randomUUID().slice(0, 8)}`));
+    const result = await weir(['run', file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/source topic 'absent-[0-9a-f]+' does not exist/);
+  });
+
+  it('passes --guarantee and --application-id to the worker, and exits 0 on SIGINT', async () => {
+    const id = randomUUID().slice(0, 8);
+    const kafka = quietKafka(inject('kafkaBrokers'));
+    const admin = kafka.admin();
+    await admin.connect();
+    await createTopics(admin, [{ topic: `cli-${id}`, partitions: 1 }]);
+    await admin.disconnect();
+    const file = topologyFile(`run-${id}.ts`, VALID('from-file', `cli-${id}`));
+    const worker = startWorker(file, { args: ['--guarantee', 'exactly_once', '--application-id', `cli-app-${id}`] });
+    const started = await worker.waitForLog((l) => l.msg === 'worker started');
+    expect(started['guarantee']).toBe('exactly_once');
+    expect(started['applicationId']).toBe(`cli-app-${id}`);
+    const began = Date.now();
+    expect(await worker.stop('SIGINT')).toBe(0);
+    expect(Date.now() - began).toBeLessThan(10_000);
+  });
+});

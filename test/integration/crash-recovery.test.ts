@@ -1,0 +1,267 @@
+/**
+ * The crash test of the delivery guarantees, on a broker instance of its own (ports and data dir
+ * apart from the shared broker, which other tests use meanwhile) and the real Redis.
+ *
+ * Input: 10 000 records — about 2 % poison (always fail: DLQ), 5 % failing transiently (some of
+ * them forward a partial output first), 3 % re-sends of an earlier record's dedup key (half on
+ * the same partition key, half on another partition). Disruptions, per guarantee: the worker is
+ * SIGKILLed at random points 10 times and restarted at once; a second worker joins and leaves
+ * (two rebalances); and the broker is restarted once (both runs share it, so one restart).
+ *
+ * - exactly_once (with Redis dedup): a read_committed read of sink + DLQ holds every input
+ *   exactly once, duplicate keys dropped.
+ * - at_least_once with Redis dedup: nothing is lost; a duplicate output may occur only across
+ *   worker incarnations (the crash window between writing outputs and confirming their keys);
+ *   they are counted.
+ *
+ * The test prints its counts.
+ */
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Kafka } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { deleteDedupKeys } from '../../scripts/lib/dedup-keys.js';
+import { freePort } from '../../scripts/lib/free-port.js';
+import { instanceBrokers, removeBrokerInstance, startBroker, stopBroker, type BrokerInstance } from '../../scripts/lib/kafka-broker.js';
+import { createTopics, produce, quietKafka, readToEnd, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { startWorker, type WorkerProcess } from '../../scripts/lib/worker-process.js';
+import { seededRandom } from '../../src/testing/seeded-random.js';
+
+const FIXTURE = 'test/integration/fixtures/guarantees-topology.ts';
+const RECORDS = 10_000;
+const PARTITIONS = 4;
+const KILLS = 10;
+const SEED = Number(process.env['WEIR_CRASH_SEED'] ?? Date.now() % 1_000_000);
+
+interface Script {
+  readonly id: string;
+  readonly seq: number;
+  readonly kind?: 'poison';
+  readonly failAttempts?: number;
+  readonly forwardThenFail?: boolean;
+}
+
+/** The input: scripts with their partition keys; re-sends repeat an earlier script under its id. */
+function crashInput(random: () => number): { messages: Array<{ key: string; script: Script }>; unique: Map<string, Script> } {
+  const messages: Array<{ key: string; script: Script }> = [];
+  const unique = new Map<string, Script>();
+  const originals: Array<{ key: string; script: Script }> = [];
+  for (let seq = 0; seq < RECORDS; seq++) {
+    const roll = random();
+    if (roll < 0.03 && originals.length > 0) {
+      const original = originals[Math.floor(random() * originals.length)]!;
+      const sameKey = random() < 0.5;
+      messages.push({ key: sameKey ? original.key : `other-${seq}`, script: { ...original.script, seq } });
+      continue;
+    }
+    const id = `c${seq}`;
+    const failing = roll < 0.05 ? 'poison' : roll < 0.1 ? 'transient' : undefined;
+    const script: Script = {
+      id,
+      seq,
+      ...(failing === 'poison' ? { kind: 'poison' as const } : {}),
+      ...(failing === 'transient' ? { failAttempts: random() < 0.7 ? 1 : 2 } : {}),
+      ...(failing !== undefined && random() < 0.5 ? { forwardThenFail: true } : {}),
+    };
+    const message = { key: `key-${seq % 97}`, script };
+    messages.push(message);
+    originals.push(message);
+    unique.set(id, script);
+  }
+  return { messages, unique };
+}
+
+const instance: BrokerInstance = { name: `crash-${randomBytes(3).toString('hex')}`, port: 0, controllerPort: 0 };
+let brokers: string;
+let kafka: Kafka;
+const workers: WorkerProcess[] = [];
+
+beforeAll(async () => {
+  Object.assign(instance, { port: await freePort(), controllerPort: await freePort() });
+  await startBroker({ instance, heap: '512m', timeoutMs: 120_000 });
+  brokers = instanceBrokers(instance);
+  kafka = quietKafka(brokers, 'weir-it-crash');
+}, 180_000);
+
+const applicationIds: string[] = [];
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop('SIGKILL')));
+  await removeBrokerInstance(instance);
+  for (const id of applicationIds) await deleteDedupKeys(inject('redisUrl'), id);
+}, 60_000);
+
+/** Resolves when `parties` callers have arrived; the last one runs `action` first. */
+function barrier(parties: number, action: () => Promise<void>): () => Promise<void> {
+  let arrived = 0;
+  let release!: () => void;
+  let fail!: (error: unknown) => void;
+  const done = new Promise<void>((resolve, reject) => ((release = resolve), (fail = reject)));
+  return async () => {
+    if (++arrived === parties) action().then(release, fail);
+    await done;
+  };
+}
+
+interface RunReport {
+  readonly guarantee: string;
+  readonly records: ReadRecord[];
+  readonly kills: number;
+  readonly events: string[];
+  readonly logs: Map<string, number>;
+}
+
+/** One guarantee's run: input, disruptions, then everything consumed; returns sink + DLQ read to the end. */
+async function run(guarantee: 'exactly_once' | 'at_least_once', input: ReturnType<typeof crashInput>, random: () => number, brokerRestart: () => Promise<void>): Promise<RunReport> {
+  const id = `weir-crash-${guarantee === 'exactly_once' ? 'eos' : 'alos'}-${randomBytes(3).toString('hex')}`;
+  applicationIds.push(id);
+  const topics = { source: `${id}.in`, sink: `${id}.out`, dlq: `${id}.dlq` };
+  // A freshly started broker may answer metadata requests before it hosts new partitions: retry.
+  for (let attempt = 1; ; attempt++) {
+    const admin = kafka.admin();
+    try {
+      await admin.connect();
+      await createTopics(admin, [{ topic: topics.source, partitions: PARTITIONS }]);
+      break;
+    } catch (error) {
+      if (attempt >= 10) throw error;
+      await sleep(500);
+    } finally {
+      await admin.disconnect();
+    }
+  }
+  await produce(kafka, topics.source, input.messages.map((m) => ({ key: m.key, value: JSON.stringify(m.script) })));
+
+  const mine: WorkerProcess[] = [];
+  const start = (): WorkerProcess => {
+    const worker = startWorker(FIXTURE, {
+      args: [
+        '--application-id', id, '--guarantee', guarantee, '--brokers', brokers,
+        '--commit-interval-ms', guarantee === 'exactly_once' ? '100' : '200',
+        '--session-timeout-ms', '6000', '--heartbeat-interval-ms', '1000', '--transaction-timeout-ms', '10000', '--shutdown-timeout-ms', '20000',
+      ],
+      env: {
+        WEIR_TEST_SOURCE: topics.source, WEIR_TEST_SINK: topics.sink, WEIR_TEST_DLQ: topics.dlq,
+        WEIR_TEST_DEDUP: 'redis', WEIR_TEST_CLAIM_TTL_MS: '15000', WEIR_TEST_MAX_ATTEMPTS: '3', WEIR_TEST_BACKOFF_MS: '5',
+        WEIR_TEST_SLOW_MS: '4', REDIS_URL: inject('redisUrl'),
+      },
+    });
+    workers.push(worker);
+    mine.push(worker);
+    return worker;
+  };
+  const events: string[] = [];
+  const began = Date.now();
+  const progress = kafka.admin();
+  await progress.connect();
+  /** Logs an event with how many input records were committed by then. */
+  const note = async (what: string) => {
+    const [committed] = await progress.fetchOffsets({ groupId: id, topics: [topics.source] }).catch(() => []);
+    const done = committed ? committed.partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0) : '?';
+    events.push(`${((Date.now() - began) / 1000).toFixed(1)}s ${what} (${done} committed)`);
+  };
+  const taskStarted = (w: WorkerProcess) => w.waitForLog((l) => l.msg === 'task started', 90_000);
+
+  let a = start();
+  let kills = 0;
+  const killAndRestart = async (): Promise<void> => {
+    await taskStarted(a);
+    await sleep(500 + Math.floor(random() * 2_500)); // a random point while it processes
+    a.child.kill('SIGKILL');
+    await a.exited;
+    kills++;
+    await note(`SIGKILL #${kills}`);
+    a = start();
+  };
+
+  for (let i = 0; i < 4; i++) await killAndRestart();
+  await taskStarted(a);
+  const b = start();
+  await note('second worker joins');
+  await b.waitForLog((l) => l.msg === 'task started', 90_000);
+  await sleep(1_000 + Math.floor(random() * 2_000));
+  expect(await b.stop('SIGTERM')).toBe(0);
+  await note('second worker left');
+  for (let i = 0; i < 3; i++) await killAndRestart();
+  await taskStarted(a);
+  await brokerRestart();
+  await note('broker restarted');
+  for (let i = 0; i < KILLS - 7; i++) await killAndRestart();
+  await taskStarted(a);
+  await note('last restart running');
+
+  const caughtUp = await waitForGroupCaughtUp(kafka, id, [topics.source], 240_000);
+  await note(caughtUp ? 'input consumed' : 'input NOT consumed in time');
+  expect(caughtUp).toBe(true);
+  expect(await a.stop('SIGTERM')).toBe(0);
+  await progress.disconnect();
+  const records = await readToEnd(kafka, [topics.sink, topics.dlq], { timeoutMs: 120_000 });
+  const logs = new Map<string, number>();
+  for (const w of mine) for (const l of w.logs) if (l.level >= 40 || /fenced|assigned|crashed/.test(l.msg)) logs.set(l.msg, (logs.get(l.msg) ?? 0) + 1);
+  return { guarantee, records, kills, events, logs };
+}
+
+const parse = (r: ReadRecord) => JSON.parse(r.value!.toString()) as { id: string; partial?: boolean; pid?: number };
+
+describe('crash test: 10 000 records, 10 SIGKILLs, a rebalance, a broker restart', () => {
+  it('exactly_once: every input exactly once; at_least_once + Redis dedup: nothing lost, duplicates only across crashes', async () => {
+    const began = Date.now();
+    const input = crashInput(seededRandom(SEED));
+    const restart = barrier(2, async () => {
+      await stopBroker({ instance });
+      await startBroker({ instance, heap: '512m', timeoutMs: 120_000 });
+    });
+    const [eos, alos] = await Promise.all([
+      run('exactly_once', input, seededRandom(SEED + 1), restart),
+      run('at_least_once', input, seededRandom(SEED + 2), restart),
+    ]);
+    const expectedIds = [...input.unique.keys()];
+    const poison = new Set([...input.unique.values()].filter((s) => s.kind === 'poison').map((s) => s.id));
+
+    const lines: string[] = [`[crash] seed ${SEED}; input ${RECORDS} records: ${input.unique.size} unique ids, ${RECORDS - input.unique.size} duplicate-key re-sends, ${poison.size} poison, ${[...input.unique.values()].filter((s) => s.failAttempts).length} transient`];
+    const summary = (report: RunReport) => {
+      const counts = new Map<string, number>();
+      const pids = new Map<string, Set<number | undefined>>();
+      for (const r of report.records) {
+        const v = parse(r);
+        counts.set(v.id, (counts.get(v.id) ?? 0) + 1);
+        if (r.topic.endsWith('.out')) pids.set(v.id, (pids.get(v.id) ?? new Set()).add(v.pid));
+      }
+      const sink = report.records.filter((r) => r.topic.endsWith('.out'));
+      const dlq = report.records.filter((r) => r.topic.endsWith('.dlq'));
+      const missing = expectedIds.filter((i) => !counts.has(i));
+      const extra = [...counts.keys()].filter((i) => !input.unique.has(i));
+      const duplicated = [...counts].filter(([, n]) => n > 1);
+      const partial = sink.filter((r) => parse(r).partial).length;
+      lines.push(
+        `[crash] ${report.guarantee}: sink ${sink.length}, DLQ ${dlq.length}, distinct ids ${counts.size}, missing ${missing.length}, ` +
+          `duplicated ids ${duplicated.length} (${duplicated.reduce((n, [, c]) => n + c - 1, 0)} extra records), partial outputs ${partial}, SIGKILLs ${report.kills}`,
+        `[crash] ${report.guarantee} timeline: ${report.events.join('; ')}`,
+        `[crash] ${report.guarantee} worker log events: ${JSON.stringify(Object.fromEntries(report.logs))}`,
+      );
+      return { counts, pids, sink, dlq, missing, extra, duplicated, partial };
+    };
+    const e = summary(eos);
+    const l = summary(alos);
+    lines.push(`[crash] total ${((Date.now() - began) / 1000).toFixed(0)} s`);
+    console.log(lines.join('\n'));
+
+    // exactly_once: each input exactly once in sink + DLQ, the poison ones in the DLQ.
+    expect(e.missing).toEqual([]);
+    expect(e.extra).toEqual([]);
+    expect(e.duplicated).toEqual([]);
+    expect(e.partial).toBe(0);
+    expect(new Set(e.dlq.map((r) => parse(r).id))).toEqual(poison);
+    expect(eos.kills).toBeGreaterThanOrEqual(10);
+
+    // at_least_once + dedup: nothing lost; every duplicate output came from two worker incarnations.
+    expect(l.missing).toEqual([]);
+    expect(l.extra).toEqual([]);
+    expect(l.partial).toBe(0);
+    for (const [id] of l.duplicated) {
+      const sinkCopies = l.sink.filter((r) => parse(r).id === id);
+      if (sinkCopies.length > 1) expect(new Set(sinkCopies.map((r) => parse(r).pid)).size).toBe(sinkCopies.length);
+    }
+    expect(alos.kills).toBeGreaterThanOrEqual(10);
+  }, 900_000);
+});

@@ -1,0 +1,182 @@
+/**
+ * `weir run` under exactly_once on the real broker: the `--guarantee` flag, transactional
+ * outputs (sink and DLQ) with nothing left from failed attempts, read_committed input, and
+ * zombie fencing — by a second producer with the task's transactional id, and by a second
+ * worker taking over from a frozen (SIGSTOP) one.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Kafka } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTopics, produce, quietKafka, readToEnd, readTopics, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { startWorker, type WorkerProcess } from '../../scripts/lib/worker-process.js';
+
+const FIXTURE = 'test/integration/fixtures/guarantees-topology.ts';
+
+interface Script {
+  id: string;
+  seq: number;
+  kind?: 'poison' | 'fatal';
+  failAttempts?: number;
+  forwardThenFail?: boolean;
+}
+
+let kafka: Kafka;
+const workers: WorkerProcess[] = [];
+
+beforeAll(() => {
+  kafka = quietKafka(inject('kafkaBrokers'), 'weir-it-eos');
+});
+
+afterAll(async () => {
+  for (const w of workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGCONT');
+  await Promise.all(workers.map((w) => w.stop('SIGKILL')));
+});
+
+/** Unique topics and application id, 3 source partitions. */
+async function scenario(name: string, env: Record<string, string> = {}) {
+  const id = `weir-it-${name}-${randomUUID().slice(0, 8)}`;
+  const topics = { source: `${id}.in`, sink: `${id}.out`, dlq: `${id}.dlq` };
+  const admin = kafka.admin();
+  await admin.connect();
+  await createTopics(admin, [{ topic: topics.source, partitions: 3 }]);
+  await admin.disconnect();
+  const workerEnv = { WEIR_TEST_SOURCE: topics.source, WEIR_TEST_SINK: topics.sink, WEIR_TEST_DLQ: topics.dlq, ...env };
+  const start = (args: string[] = []): WorkerProcess => {
+    const worker = startWorker(FIXTURE, {
+      args: ['--application-id', id, '--guarantee', 'exactly_once', '--session-timeout-ms', '6000', '--heartbeat-interval-ms', '1000', '--transaction-timeout-ms', '10000', ...args],
+      env: workerEnv,
+    });
+    workers.push(worker);
+    return worker;
+  };
+  const send = (scripts: readonly Script[]) => produce(kafka, topics.source, scripts.map((s) => ({ key: `k${s.seq}`, value: JSON.stringify(s) })));
+  /** Waits until every input is consumed and committed, stops the workers, and reads sink and DLQ to the end. */
+  const finish = async (running: readonly WorkerProcess[], timeoutMs = 90_000) => {
+    expect(await waitForGroupCaughtUp(kafka, id, [topics.source], timeoutMs)).toBe(true);
+    for (const w of running) expect(await w.stop('SIGTERM')).toBe(0);
+    const records = await readToEnd(kafka, [topics.sink, topics.dlq], { timeoutMs: 60_000 });
+    return { sink: records.filter((r) => r.topic === topics.sink), dlq: records.filter((r) => r.topic === topics.dlq), all: records };
+  };
+  return { id, topics, start, send, finish };
+}
+
+const parse = (r: ReadRecord) => JSON.parse(r.value!.toString()) as { id: string; partial?: boolean; pid?: number };
+
+/** How many times each id occurs. */
+function tally(records: readonly ReadRecord[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const r of records) counts.set(parse(r).id, (counts.get(parse(r).id) ?? 0) + 1);
+  return counts;
+}
+
+function expectEachOnce(records: readonly ReadRecord[], ids: readonly string[]): void {
+  const counts = tally(records);
+  expect([...counts.keys()].sort()).toEqual([...ids].sort());
+  expect([...counts].filter(([, n]) => n !== 1)).toEqual([]);
+}
+
+describe('weir run (exactly_once)', () => {
+  it('--guarantee exactly_once writes sink and DLQ in transactions, with nothing from failed attempts', async () => {
+    const s = await scenario('eos-basic', { WEIR_TEST_MAX_ATTEMPTS: '3', WEIR_TEST_BACKOFF_MS: '10' });
+    const scripts: Script[] = Array.from({ length: 300 }, (_, seq) => ({
+      id: `r${seq}`,
+      seq,
+      ...(seq % 7 === 0 ? { failAttempts: 1, forwardThenFail: true } : {}),
+      ...(seq % 50 === 3 ? { kind: 'poison' as const, forwardThenFail: true } : {}),
+      ...(seq % 50 === 4 ? { kind: 'fatal' as const } : {}),
+    }));
+    await s.send(scripts);
+    const worker = s.start(); // the topology file says nothing: at_least_once by default
+    const started = await worker.waitForLog((l) => l.msg === 'worker started');
+    expect(started['guarantee']).toBe('exactly_once');
+    const { sink, dlq, all } = await s.finish([worker]);
+
+    expectEachOnce(all, scripts.map((x) => x.id));
+    expect(dlq.map((r) => parse(r).id).sort()).toEqual(scripts.filter((x) => x.kind).map((x) => x.id).sort());
+    expect(sink.filter((r) => parse(r).partial)).toEqual([]);
+    // Nothing from failed attempts even for a read_uncommitted reader: weir sends an attempt's
+    // outputs only when the attempt succeeds.
+    const uncommitted = await readToEnd(kafka, [s.topics.sink], { timeoutMs: 60_000, isolation: 'read_uncommitted' });
+    expect(uncommitted.filter((r) => parse(r).partial)).toEqual([]);
+    // Transactional writes leave commit markers between the records: offsets have gaps.
+    const offsets = sink.filter((r) => r.partition === 0).map((r) => r.offset);
+    expect(offsets.some((o, i) => i > 0 && o > offsets[i - 1]! + 1)).toBe(true);
+  });
+
+  it('reads its input read_committed: records of aborted transactions are never processed', async () => {
+    const s = await scenario('eos-input');
+    const producer = kafka.producer({ transactionalId: `${s.id}-upstream`, idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    const batch = (tag: string) => Array.from({ length: 20 }, (_, i) => ({ key: `${tag}${i}`, value: JSON.stringify({ id: `${tag}${i}`, seq: i }) }));
+    for (const [tag, commit] of [['a', true], ['x', false], ['b', true]] as const) {
+      const txn = await producer.transaction();
+      await txn.send({ topic: s.topics.source, acks: -1, messages: batch(tag) });
+      await (commit ? txn.commit() : txn.abort());
+    }
+    await producer.disconnect();
+    const worker = s.start();
+    const expected = [...batch('a'), ...batch('b')].map((m) => m.key);
+    const seen = await readTopics(kafka, [s.topics.sink], { until: (rs) => tally(rs).size >= expected.length, timeoutMs: 60_000 });
+    expect(seen.complete).toBe(true);
+    expect(await worker.stop('SIGTERM')).toBe(0);
+    expectEachOnce(await readToEnd(kafka, [s.topics.sink, s.topics.dlq], { timeoutMs: 60_000 }), expected);
+  });
+
+  it('closes a task fenced by a second producer with its transactional id, rebuilds it, and loses nothing', async () => {
+    const s = await scenario('eos-fence', { WEIR_TEST_SLOW_MS: '5' });
+    const scripts: Script[] = Array.from({ length: 600 }, (_, seq) => ({ id: `r${seq}`, seq }));
+    await s.send(scripts);
+    const worker = s.start();
+    await worker.waitForLog((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-0`);
+    await worker.waitForLog((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-1`);
+    // A second instance of task 0's producer: InitProducerId bumps the epoch and fences the worker's.
+    const usurper = kafka.producer({ transactionalId: `${s.id}-${s.topics.source}-0`, idempotent: true, maxInFlightRequests: 1 });
+    await usurper.connect();
+    await (await usurper.transaction()).abort();
+    await usurper.disconnect();
+    await worker.waitForLog((l) => l.msg.startsWith('task fenced') && l['task'] === `${s.topics.source}-0`, 30_000);
+    const restarted = worker.logs.filter((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-0`).length;
+    await worker.waitForLog(() => worker.logs.filter((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-0`).length > restarted, 30_000);
+    const { all } = await s.finish([worker]);
+    expectEachOnce(all, scripts.map((x) => x.id));
+  });
+
+  it('fences a frozen worker when a second worker takes its partitions; the zombie does not crash and writes nothing twice', async () => {
+    const s = await scenario('eos-zombie', { WEIR_TEST_SLOW_MS: '5' });
+    const scripts: Script[] = Array.from({ length: 1500 }, (_, seq) => ({ id: `r${seq}`, seq }));
+    await s.send(scripts);
+    const a = s.start();
+    await a.waitForLog((l) => l.msg === 'task started');
+    await waitForSink(s.topics.sink, 100);
+    a.child.kill('SIGSTOP'); // a zombie: alive, out of the group once its session times out
+    const b = s.start();
+    await b.waitForLog((l) => l.msg === 'partitions assigned' && (l['partitions'] as string[]).length === 3, 60_000);
+    await b.waitForLog((l) => l.msg === 'task started', 30_000);
+    await waitForSink(s.topics.sink, 400);
+    a.child.kill('SIGCONT');
+    // The zombie's next transaction (or its rejoin) tells it: its tasks are fenced or revoked.
+    await a.waitForLog((l) => l.msg.startsWith('task fenced') || l.msg === 'group rebalancing: suspending tasks', 30_000);
+    const { all } = await s.finish([a, b], 120_000);
+    expectEachOnce(all, scripts.map((x) => x.id));
+    console.log(`[zombie] fenced tasks in the zombie: ${a.logs.filter((l) => l.msg.startsWith('task fenced')).length}, in the successor: ${b.logs.filter((l) => l.msg.startsWith('task fenced')).length}`);
+  });
+});
+
+async function sinkHas(topic: string, n: number): Promise<boolean> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic).catch(() => []);
+    return offsets.reduce((sum, o) => sum + Number(o.high), 0) >= n;
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function waitForSink(topic: string, n: number, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await sinkHas(topic, n))) {
+    if (Date.now() > deadline) throw new Error(`${topic} did not reach ${n} records within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

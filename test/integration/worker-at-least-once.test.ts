@@ -1,0 +1,188 @@
+/**
+ * `weir run` on the real broker under at_least_once with blocking retries: outcomes, order,
+ * DLQ headers, poison records, SIGKILL recovery, long backoffs and shutdown.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Kafka } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTopics, endOffsets, produce, quietKafka, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { startWorker, type WorkerProcess } from '../../scripts/lib/worker-process.js';
+
+const FIXTURE = 'test/integration/fixtures/scripted-topology.ts';
+
+interface Script {
+  id: string;
+  seq: number;
+  failAttempts?: number;
+  kind?: 'fatal' | 'poison';
+}
+
+let kafka: Kafka;
+const workers: WorkerProcess[] = [];
+
+beforeAll(() => {
+  kafka = quietKafka(inject('kafkaBrokers'), 'weir-it-alos');
+});
+
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop('SIGKILL')));
+});
+
+/** Unique topics and application id for one scenario, with 3 source partitions. */
+async function scenario(name: string, env: Record<string, string> = {}) {
+  const id = `${name}-${randomUUID().slice(0, 8)}`;
+  const topics = { source: `${id}.in`, sink: `${id}.out`, dlq: `${id}.dlq` };
+  const admin = kafka.admin();
+  await admin.connect();
+  await createTopics(admin, [{ topic: topics.source, partitions: 3 }]);
+  await admin.disconnect();
+  const workerEnv = { WEIR_TEST_SOURCE: topics.source, WEIR_TEST_SINK: topics.sink, WEIR_TEST_DLQ: topics.dlq, ...env };
+  const start = (args: string[] = []): WorkerProcess => {
+    const worker = startWorker(FIXTURE, { args: ['--application-id', id, ...args], env: workerEnv });
+    workers.push(worker);
+    return worker;
+  };
+  const send = (scripts: readonly Script[]) =>
+    produce(kafka, topics.source, scripts.map((s) => ({ key: `k${s.seq % 10}`, value: JSON.stringify(s), headers: { trace: s.id } })));
+  const outcomes = (until: (records: readonly ReadRecord[]) => boolean, timeoutMs = 60_000) => readTopics(kafka, [topics.sink, topics.dlq], { until, timeoutMs });
+  return { id, topics, start, send, outcomes };
+}
+
+const ids = (records: readonly ReadRecord[]): string[] => records.map((r) => (JSON.parse(r.value!.toString()) as Script).id);
+const distinct = (records: readonly ReadRecord[]): number => new Set(ids(records)).size;
+
+describe('weir run (at_least_once, blocking retries)', () => {
+  it('puts every input in exactly one of sink or DLQ, keeps per-partition order, and writes full DLQ headers', async () => {
+    const s = await scenario('alos', { WEIR_TEST_MAX_ATTEMPTS: '3', WEIR_TEST_BACKOFF_MS: '20' });
+    const scripts: Script[] = Array.from({ length: 300 }, (_, seq) => ({
+      id: `r${seq}`,
+      seq,
+      ...(seq % 11 === 0 ? { failAttempts: 1 + (seq % 2) } : {}),
+      ...(seq === 40 || seq === 41 || seq === 200 ? { kind: 'fatal' as const } : {}),
+      ...(seq === 77 || seq === 150 ? { kind: 'poison' as const } : {}),
+    }));
+    await s.send(scripts);
+    await produce(kafka, s.topics.source, [{ key: 'k-bad', value: '{"id": "bad-json"', headers: { trace: 'bad-json' } }]);
+    const worker = s.start();
+    const { records, complete } = await s.outcomes((rs) => rs.length >= 301);
+    expect(complete).toBe(true);
+    expect(await worker.stop('SIGTERM')).toBe(0);
+
+    const sink = records.filter((r) => r.topic === s.topics.sink);
+    const dlq = records.filter((r) => r.topic === s.topics.dlq);
+    expect(records).toHaveLength(301);
+    const dlqIds = dlq.map((r) => r.headers['trace']).sort();
+    expect(dlqIds).toEqual(['bad-json', 'r150', 'r200', 'r40', 'r41', 'r77']);
+    expect(new Set([...ids(sink), ...dlqIds]).size).toBe(301);
+
+    // Per key (= per source partition), successes arrive in the order they were produced.
+    const byKey = new Map<string, number[]>();
+    for (const r of sink) byKey.set(r.key!, [...(byKey.get(r.key!) ?? []), (JSON.parse(r.value!.toString()) as Script).seq]);
+    for (const [key, seqs] of byKey) expect(seqs, `order of key ${key}`).toEqual([...seqs].sort((a, b) => a - b));
+    // Retried records succeeded on the attempt after their scripted failures.
+    for (const r of sink) {
+      const v = JSON.parse(r.value!.toString()) as Script & { attempt: number };
+      expect(v.attempt).toBe((v.failAttempts ?? 0) + 1);
+    }
+
+    // DLQ copies: key, value and headers of the original, plus weir's headers.
+    const source = await readTopics(kafka, [s.topics.source], { until: (rs) => rs.length >= 301, timeoutMs: 30_000 });
+    const original = new Map(source.records.map((r) => [r.headers['trace'], r]));
+    for (const dead of dlq) {
+      const trace = dead.headers['trace']!;
+      const from = original.get(trace)!;
+      expect(dead.key).toBe(from.key);
+      expect(dead.value!.equals(from.value!)).toBe(true);
+      expect(dead.headers['weir.original.topic']).toBe(s.topics.source);
+      expect(dead.headers['weir.original.partition']).toBe(String(from.partition));
+      expect(dead.headers['weir.original.offset']).toBe(String(from.offset));
+      expect(dead.headers['weir.original.timestamp']).toBe(String(from.timestamp));
+      expect(dead.headers['weir.application.id']).toBe(s.id);
+      expect(dead.headers['weir.processor']).toBe('scripted');
+      expect(Number(dead.headers['weir.first.failure.ms'])).toBeLessThanOrEqual(Number(dead.headers['weir.last.failure.ms']));
+      expect(Number(dead.headers['weir.first.failure.ms'])).toBeGreaterThanOrEqual(from.timestamp);
+      expect(Buffer.byteLength(dead.headers['weir.error.stack'] ?? '')).toBeLessThanOrEqual(8 * 1024);
+      const expected =
+        trace === 'bad-json'
+          ? { cls: 'DeserializationError', attempts: '0' }
+          : ['r77', 'r150'].includes(trace)
+            ? { cls: 'ScriptedFailure', attempts: '3' }
+            : { cls: 'NonRetriableError', attempts: '1' };
+      expect(dead.headers['weir.error.class'], trace).toBe(expected.cls);
+      expect(dead.headers['weir.attempts'], trace).toBe(expected.attempts);
+      expect(dead.headers['weir.error.message']).toBeTruthy();
+      expect(dead.headers['weir.error.stack']).toContain(dead.headers['weir.error.message']);
+    }
+
+    // The record after a poison record in its partition was processed too.
+    const poison = original.get('r77')!;
+    const next = source.records.find((r) => r.partition === poison.partition && r.offset === poison.offset + 1)!;
+    expect(records.some((r) => r.headers['trace'] === next.headers['trace'])).toBe(true);
+
+    // Sink and DLQ topics were created with the source's partition count; every offset is committed.
+    const admin = kafka.admin();
+    await admin.connect();
+    const meta = await admin.fetchTopicMetadata({ topics: [s.topics.sink, s.topics.dlq] });
+    expect(meta.topics.map((t) => t.partitions.length)).toEqual([3, 3]);
+    const [committed] = await admin.fetchOffsets({ groupId: s.id, topics: [s.topics.source] });
+    const ends = (await endOffsets(admin, [s.topics.source])).get(s.topics.source)!;
+    await admin.disconnect();
+    for (const p of committed!.partitions) expect(Number(p.offset)).toBe(ends.get(p.partition));
+  });
+
+  it('loses nothing when the worker is SIGKILLed mid-stream and restarted (duplicates counted)', async () => {
+    const s = await scenario('kill', { WEIR_TEST_BACKOFF_MS: '5' });
+    const total = 4_000;
+    await s.send(Array.from({ length: total }, (_, seq) => ({ id: `r${seq}`, seq, ...(seq % 20 === 0 ? { failAttempts: 1 } : {}) })));
+    const first = s.start(['--commit-interval-ms', '200', '--session-timeout-ms', '6000']);
+    const progress = await s.outcomes((rs) => rs.length >= total / 4);
+    expect(progress.complete).toBe(true);
+    expect(await first.stop('SIGKILL')).toBe('SIGKILL');
+    const second = s.start();
+    const { records, complete } = await s.outcomes((rs) => distinct(rs) >= total, 90_000);
+    expect(await second.stop('SIGTERM')).toBe(0);
+    expect(complete).toBe(true);
+    const duplicates = records.length - distinct(records);
+    console.log(`[kill test] inputs ${total}, outcomes ${records.length}, distinct ${distinct(records)}, duplicates ${duplicates}, lost ${total - distinct(records)}`);
+    expect(distinct(records)).toBe(total);
+  });
+
+  it('hands partitions over when a second worker joins and the first one leaves, losing nothing', async () => {
+    const s = await scenario('rebalance', { WEIR_TEST_BACKOFF_MS: '5', WEIR_TEST_RECORD_DELAY_MS: '2' });
+    const total = 6_000;
+    await s.send(Array.from({ length: total }, (_, seq) => ({ id: `r${seq}`, seq, ...(seq % 25 === 0 ? { failAttempts: 1 } : {}) })));
+    const a = s.start(['--session-timeout-ms', '6000', '--max-buffered-records', '200']);
+    expect((await s.outcomes((rs) => rs.length >= total / 4)).complete).toBe(true);
+    const b = s.start(['--session-timeout-ms', '6000', '--max-buffered-records', '200']);
+    await b.waitForLog((l) => l.msg === 'task started');
+    expect((await s.outcomes((rs) => distinct(rs) >= total / 2)).complete).toBe(true);
+    expect(await a.stop('SIGTERM')).toBe(0);
+    await b.waitForLog((l) => l.msg === 'partitions assigned' && (l['partitions'] as string[]).length === 3);
+    const { records, complete } = await s.outcomes((rs) => distinct(rs) >= total, 90_000);
+    expect(await b.stop('SIGTERM')).toBe(0);
+    expect(complete).toBe(true);
+    expect(distinct(records)).toBe(total);
+    // Each worker saw the other: A at B's join, B at A's leave.
+    expect(a.logs.filter((l) => l.msg === "partitions assigned").length).toBeGreaterThanOrEqual(2);
+    expect(b.logs.filter((l) => l.msg === 'partitions assigned').length).toBeGreaterThanOrEqual(2);
+    console.log(`[rebalance test] inputs ${total}, outcomes ${records.length}, duplicates ${records.length - distinct(records)}, lost ${total - distinct(records)}`);
+  });
+
+  it('keeps its group membership through a backoff longer than the session timeout', async () => {
+    const s = await scenario('backoff', { WEIR_TEST_MAX_ATTEMPTS: '2', WEIR_TEST_BACKOFF_MS: '9000', WEIR_TEST_BACKOFF_MAX_MS: '9000' });
+    const worker = s.start(['--session-timeout-ms', '6000', '--heartbeat-interval-ms', '1000']);
+    await worker.waitForLog((l) => l.msg === 'task started');
+    const began = Date.now();
+    await s.send([{ id: 'slow', seq: 0, failAttempts: 1 }]);
+    // Other keys keep flowing while `slow` waits (they may share its partition only by chance: seq 1..9 → keys k1..k9).
+    await s.send(Array.from({ length: 9 }, (_, i) => ({ id: `fast${i + 1}`, seq: i + 1 })));
+    const { records, complete } = await s.outcomes((rs) => rs.some((r) => r.headers['trace'] === 'slow'), 40_000);
+    const waited = Date.now() - began;
+    expect(complete).toBe(true);
+    expect(waited).toBeGreaterThanOrEqual(9_000);
+    expect(records.filter((r) => r.headers['trace'] !== 'slow').length).toBeGreaterThan(0);
+    expect(await worker.stop('SIGTERM')).toBe(0);
+    expect(worker.logs.filter((l) => l.msg.startsWith('group rebalancing'))).toEqual([]);
+    expect(worker.logs.filter((l) => l.msg === 'partitions assigned')).toHaveLength(1);
+  });
+});
