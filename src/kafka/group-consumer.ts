@@ -24,6 +24,11 @@ export interface GroupConsumerHandlers {
   onAssignment(assignment: readonly TopicPartition[]): void;
   /** kafkajs gave up (its consumer stopped); the worker builds a new consumer. */
   onCrash(error: unknown): void;
+  /**
+   * A fetched batch held no records for weir — only transaction markers or aborted records —
+   * and kafkajs moved past it on its own: the partition's position is now `nextOffset`.
+   */
+  onSkipped(topic: string, partition: number, nextOffset: number): void;
 }
 
 /** Consumer-group settings. Times in ms. */
@@ -66,7 +71,7 @@ export class GroupConsumer implements OffsetCommitter {
       allowAutoTopicCreation: false,
       retry: { retries: 8, initialRetryTime: 300, maxRetryTime: 5_000, restartOnFailure: async () => false },
     });
-    const { GROUP_JOIN, REBALANCING, CRASH } = this.consumer.events;
+    const { GROUP_JOIN, REBALANCING, CRASH, START_BATCH_PROCESS } = this.consumer.events;
     this.removers.push(
       this.consumer.on(REBALANCING, () => handlers.onRebalancing()),
       this.consumer.on(GROUP_JOIN, (event) => {
@@ -76,6 +81,11 @@ export class GroupConsumer implements OffsetCommitter {
         handlers.onAssignment(assignment);
       }),
       this.consumer.on(CRASH, (event) => handlers.onCrash(event.payload.error)),
+      // kafkajs resolves batches emptied by filtering itself and never passes them to
+      // eachBatch; this event is the only sign of them (its batchSize counts what is left).
+      this.consumer.on(START_BATCH_PROCESS, ({ payload }) => {
+        if (payload.batchSize === 0) handlers.onSkipped(payload.topic, payload.partition, Number(payload.lastOffset) + 1);
+      }),
     );
   }
 

@@ -110,6 +110,13 @@ export class Worker {
         onRebalancing: () => this.onRebalancing(),
         onAssignment: (assignment) => this.onAssignment(assignment),
         onCrash: (error) => this.onCrash(error),
+        onSkipped: (topic, partition, nextOffset) => {
+          // kafkajs fetches from the offset the task accepted up to, so nothing lies between;
+          // the task only ever moves its position forward.
+          const runner = this.runners.get(key({ topic, partition }));
+          runner?.task.enqueue([], nextOffset);
+          runner?.notifyRecords();
+        },
       },
     );
     this.consumer = consumer;

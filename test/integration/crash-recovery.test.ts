@@ -27,7 +27,7 @@ import { createTopics, produce, quietKafka, readToEnd, waitForGroupCaughtUp, typ
 import { startWorker, type WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { seededRandom } from '../../src/testing/seeded-random.js';
 
-const FIXTURE = 'test/integration/fixtures/guarantees-topology.ts';
+const FIXTURE = 'test/integration/fixtures/scripted-topology.ts';
 const RECORDS = 10_000;
 const PARTITIONS = 4;
 const KILLS = 10;
@@ -143,7 +143,7 @@ async function run(guarantee: 'exactly_once' | 'at_least_once', input: ReturnTyp
       env: {
         WEIR_TEST_SOURCE: topics.source, WEIR_TEST_SINK: topics.sink, WEIR_TEST_DLQ: topics.dlq,
         WEIR_TEST_DEDUP: 'redis', WEIR_TEST_CLAIM_TTL_MS: '15000', WEIR_TEST_MAX_ATTEMPTS: '3', WEIR_TEST_BACKOFF_MS: '5',
-        WEIR_TEST_SLOW_MS: '4', REDIS_URL: inject('redisUrl'),
+        WEIR_TEST_RECORD_DELAY_MS: '4', REDIS_URL: inject('redisUrl'),
       },
     });
     workers.push(worker);

@@ -104,7 +104,7 @@ describe('weir run with REDIS_CLUSTER_NODES', () => {
     const resent = ids.filter((_, i) => i % 10 === 0);
     await produce(kafka, topics.source, [...ids, ...resent].map((i, seq) => ({ key: `${i}-${seq}`, value: JSON.stringify({ id: i, seq }) })));
     const metricsPort = await freePort();
-    const worker = startWorker('test/integration/fixtures/guarantees-topology.ts', {
+    const worker = startWorker('test/integration/fixtures/scripted-topology.ts', {
       args: ['--application-id', id, '--metrics-port', String(metricsPort)],
       env: {
         WEIR_TEST_SOURCE: topics.source, WEIR_TEST_SINK: topics.sink, WEIR_TEST_DLQ: topics.dlq, WEIR_TEST_DEDUP: 'redis',

@@ -1,11 +1,10 @@
 /**
  * `weir run` with Redis dedup on the real broker and Redis: duplicates dropped (in one partition
- * and across partitions), counted, and the Redis traffic measured with MONITOR (one script call
+ * and across partitions), counted, and the Redis traffic measured server-side (one script call
  * per batch, not per record); and the Redis failure policy — `'fail'` pauses and retries,
  * `'skip-dedup'` goes on without dedup — both logged and counted, against a Redis this file
  * starts and stops on its own port.
  */
-import { randomUUID } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Kafka } from 'kafkajs';
@@ -14,23 +13,22 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { deleteDedupKeys } from '../../scripts/lib/dedup-keys.js';
 import { freePort, sumMetric } from '../../scripts/lib/free-port.js';
 import { ensureRedis, kafkaPaths, stopRedis } from '../../scripts/lib/kafka-broker.js';
-import { createTopics, produce, quietKafka, readToEnd, readTopics, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
-import { startWorker, type WorkerProcess } from '../../scripts/lib/worker-process.js';
-
-const FIXTURE = 'test/integration/fixtures/guarantees-topology.ts';
+import { produce, quietKafka, readToEnd, readTopics, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { ScriptedScenarios } from './support/scripted-scenario.js';
 
 let kafka: Kafka;
-const workers: WorkerProcess[] = [];
+let scenarios: ScriptedScenarios;
 const ownRedis: string[] = [];
 
 beforeAll(() => {
   kafka = quietKafka(inject('kafkaBrokers'), 'weir-it-dedup');
+  scenarios = new ScriptedScenarios(kafka);
 });
 
 const applicationIds: string[] = [];
 
 afterAll(async () => {
-  await Promise.all(workers.map((w) => w.stop('SIGKILL')));
+  await scenarios.killAll();
   for (const url of ownRedis) {
     await stopRedis(url);
     await rm(path.join(kafkaPaths.runtimeDir, `redis-${new URL(url).port}.log`), { force: true });
@@ -39,20 +37,14 @@ afterAll(async () => {
 });
 
 async function scenario(name: string, env: Record<string, string>, redisUrl: string) {
-  const id = `weir-it-${name}-${randomUUID().slice(0, 8)}`;
-  applicationIds.push(id);
-  const topics = { source: `${id}.in`, sink: `${id}.out`, dlq: `${id}.dlq` };
-  const admin = kafka.admin();
-  await admin.connect();
-  await createTopics(admin, [{ topic: topics.source, partitions: 3 }]);
-  await admin.disconnect();
   const metricsPort = await freePort();
-  const worker = startWorker(FIXTURE, {
-    args: ['--application-id', id, '--redis-url', redisUrl, '--metrics-port', String(metricsPort), '--session-timeout-ms', '6000'],
-    env: { WEIR_TEST_SOURCE: topics.source, WEIR_TEST_SINK: topics.sink, WEIR_TEST_DLQ: topics.dlq, WEIR_TEST_DEDUP: 'redis', ...env },
-    ...(process.env['DEBUG_WORKER'] ? { echo: process.stderr } : {}),
+  const sc = await scenarios.create(`weir-it-${name}`, {
+    env: { WEIR_TEST_DEDUP: 'redis', ...env },
+    args: ['--redis-url', redisUrl, '--metrics-port', String(metricsPort), '--session-timeout-ms', '6000'],
   });
-  workers.push(worker);
+  const { id, topics } = sc;
+  applicationIds.push(id);
+  const worker = sc.start();
   /** Sends `{ id }` records; `key` picks the partition key (default: the id). */
   const send = (ids: readonly string[], key = (id: string) => id) => produce(kafka, topics.source, ids.map((i, seq) => ({ key: key(i), value: JSON.stringify({ id: i, seq }) })));
   const metric = async (name: string, labels: Record<string, string> = {}) => sumMetric(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(), name, labels);

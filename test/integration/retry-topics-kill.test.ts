@@ -4,56 +4,34 @@
  * and tier offsets are committed only after the tier / DLQ copies are acknowledged, so a kill
  * can duplicate (counted here) but never lose.
  */
-import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTopics, endOffsets, produce, quietKafka, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { endOffsets, quietKafka, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
-import { startWorker, type WorkerProcess } from '../../scripts/lib/worker-process.js';
-
-const FIXTURE = 'test/integration/fixtures/scripted-topology.ts';
-
-interface Script {
-  id: string;
-  seq: number;
-  failAttempts?: number;
-  kind?: 'fatal' | 'poison';
-}
+import { ScriptedScenarios, scriptOf, type Script } from './support/scripted-scenario.js';
 
 let kafka: Kafka;
-const workers: WorkerProcess[] = [];
+let scenarios: ScriptedScenarios;
 
 beforeAll(() => {
   kafka = quietKafka(inject('kafkaBrokers'), 'weir-it-retry-kill');
+  scenarios = new ScriptedScenarios(kafka);
 });
 
-afterAll(async () => {
-  await Promise.all(workers.map((w) => w.stop('SIGKILL')));
-});
+afterAll(() => scenarios.killAll());
 
-const idOf = (r: ReadRecord): string => (JSON.parse(r.value!.toString()) as Script).id;
+const idOf = (r: ReadRecord): string => scriptOf(r).id;
 
 describe('weir run (retry topics, at_least_once)', () => {
   it('loses nothing when the worker is SIGKILLed twice in the middle of retry traffic', async () => {
-    const id = `rt-kill-${randomUUID().slice(0, 8)}`;
-    const topics = { source: `${id}.in`, sink: `${id}.out`, dlq: `${id}.dlq`, tier0: `${id}.scripted.retry.0`, tier1: `${id}.scripted.retry.1` };
+    const sc = await scenarios.create('rt-kill', {
+      env: { WEIR_TEST_RETRY_MODE: 'topics', WEIR_TEST_MAX_ATTEMPTS: '3', WEIR_TEST_BACKOFF_MS: '1000', WEIR_TEST_BACKOFF_MAX_MS: '2000' },
+      args: ['--commit-interval-ms', '200', '--session-timeout-ms', '6000'],
+    });
+    const topics = { ...sc.topics, tier0: `${sc.id}.scripted.retry.0`, tier1: `${sc.id}.scripted.retry.1` };
+    const start = () => sc.start();
     const admin = kafka.admin();
     await admin.connect();
-    await createTopics(admin, [{ topic: topics.source, partitions: 3 }]);
-    const env = {
-      WEIR_TEST_SOURCE: topics.source,
-      WEIR_TEST_SINK: topics.sink,
-      WEIR_TEST_DLQ: topics.dlq,
-      WEIR_TEST_RETRY_MODE: 'topics',
-      WEIR_TEST_MAX_ATTEMPTS: '3',
-      WEIR_TEST_BACKOFF_MS: '1000',
-      WEIR_TEST_BACKOFF_MAX_MS: '2000',
-    };
-    const start = (): WorkerProcess => {
-      const worker = startWorker(FIXTURE, { args: ['--application-id', id, '--commit-interval-ms', '200', '--session-timeout-ms', '6000'], env });
-      workers.push(worker);
-      return worker;
-    };
     const scripts: Script[] = Array.from({ length: 600 }, (_, seq) => ({
       id: `r${seq}`,
       seq,
@@ -70,7 +48,7 @@ describe('weir run (retry topics, at_least_once)', () => {
 
     const first = start();
     await first.waitForLog((l) => l.msg === 'worker started', 60_000);
-    await produce(kafka, topics.source, scripts.map((s) => ({ key: `k${s.seq}`, value: JSON.stringify(s) })));
+    await sc.send(scripts, Number.MAX_SAFE_INTEGER);
     // Kill while many records wait in the tiers (due in 1–2 s) and others are still arriving.
     await waitFor(async () => (await tierRecords()) >= 100, 30_000, () => 'no retry traffic');
     expect(await first.stop('SIGKILL')).toBe('SIGKILL');
@@ -86,10 +64,7 @@ describe('weir run (retry topics, at_least_once)', () => {
     expect(await second.stop('SIGKILL')).toBe('SIGKILL');
 
     const third = start();
-    const { records, complete } = await readTopics(kafka, [topics.sink, topics.dlq], {
-      until: (rs) => new Set(rs.map(idOf)).size >= scripts.length,
-      timeoutMs: 90_000,
-    });
+    const { records, complete } = await sc.outcomes((rs) => new Set(rs.map(idOf)).size >= scripts.length, 90_000);
     const seen = new Set(records.map(idOf));
     const missing = scripts.filter((s) => !seen.has(s.id)).map((s) => s.id);
     expect(missing, 'inputs in neither the sink nor the DLQ').toEqual([]);

@@ -3,65 +3,41 @@
  * tiers, never processes a tier record before its due time (measured with broker append
  * timestamps), and keeps the main partition flowing while a poison record waits.
  */
-import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTopics, produce, quietKafka, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
-import { startWorker, type WorkerProcess } from '../../scripts/lib/worker-process.js';
+import { quietKafka, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { ScriptedScenarios, scriptOf, type Script } from './support/scripted-scenario.js';
 
-const FIXTURE = 'test/integration/fixtures/scripted-topology.ts';
 /** The broker stamps each record with its append time: a clock the worker does not control. */
 const APPEND_TIME = { 'message.timestamp.type': 'LogAppendTime' } as const;
 
-interface Script {
-  id: string;
-  seq: number;
-  failAttempts?: number;
-  kind?: 'fatal' | 'poison';
-}
-
 let kafka: Kafka;
-const workers: WorkerProcess[] = [];
+let scenarios: ScriptedScenarios;
 
 beforeAll(() => {
   kafka = quietKafka(inject('kafkaBrokers'), 'weir-it-retry-topics');
+  scenarios = new ScriptedScenarios(kafka);
 });
 
-afterAll(async () => {
-  await Promise.all(workers.map((w) => w.stop('SIGKILL')));
-});
+afterAll(() => scenarios.killAll());
 
 /**
- * Unique topics and application id; the source has one partition. Sink, DLQ and tier topics
- * are created here with broker append timestamps (the worker finds them and creates nothing).
+ * A retry-topic scenario on a one-partition source, its worker started. Sink, DLQ and tier
+ * topics are created here with broker append timestamps (the worker finds them and creates
+ * nothing). Every script gets its own key.
  */
 async function scenario(name: string, tiers: number, env: Record<string, string>) {
-  const id = `${name}-${randomUUID().slice(0, 8)}`;
-  const topics = {
-    source: `${id}.in`,
-    sink: `${id}.out`,
-    dlq: `${id}.dlq`,
-    tiers: Array.from({ length: tiers }, (_, n) => `${id}.scripted.retry.${n}`),
+  const s = await scenarios.create(name, { partitions: 1, env: { WEIR_TEST_RETRY_MODE: 'topics', ...env }, precreate: { tiers, config: APPEND_TIME } });
+  const worker = s.start();
+  await worker.waitForLog((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-0`, 60_000);
+  return {
+    ...s,
+    worker,
+    send: (scripts: readonly Script[]) => s.send(scripts, Number.MAX_SAFE_INTEGER),
+    read: (until: (records: readonly ReadRecord[]) => boolean, timeoutMs = 60_000) => s.outcomes(until, timeoutMs, s.topics.tiers),
   };
-  const admin = kafka.admin();
-  await admin.connect();
-  await createTopics(admin, [
-    { topic: topics.source, partitions: 1 },
-    ...[topics.sink, topics.dlq, ...topics.tiers].map((topic) => ({ topic, partitions: 1, config: APPEND_TIME })),
-  ]);
-  await admin.disconnect();
-  const worker = startWorker(FIXTURE, {
-    args: ['--application-id', id],
-    env: { WEIR_TEST_SOURCE: topics.source, WEIR_TEST_SINK: topics.sink, WEIR_TEST_DLQ: topics.dlq, WEIR_TEST_RETRY_MODE: 'topics', ...env },
-  });
-  workers.push(worker);
-  await worker.waitForLog((l) => l.msg === 'task started' && l['task'] === `${topics.source}-0`, 60_000);
-  const send = (scripts: readonly Script[]) => produce(kafka, topics.source, scripts.map((s) => ({ key: `k${s.seq}`, value: JSON.stringify(s) })));
-  const read = (until: (records: readonly ReadRecord[]) => boolean, timeoutMs = 60_000) => readTopics(kafka, [topics.sink, topics.dlq, ...topics.tiers], { until, timeoutMs });
-  return { id, topics, worker, send, read };
 }
 
-const scriptOf = (r: ReadRecord): Script & { attempt?: number } => JSON.parse(r.value!.toString()) as Script & { attempt?: number };
 const num = (r: ReadRecord, header: string): number => Number(r.headers[header]);
 
 describe('weir run (retry topics)', () => {

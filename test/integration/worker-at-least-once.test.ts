@@ -2,53 +2,25 @@
  * `weir run` on the real broker under at_least_once with blocking retries: outcomes, order,
  * DLQ headers, poison records, SIGKILL recovery, long backoffs and shutdown.
  */
-import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTopics, endOffsets, produce, quietKafka, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
-import { startWorker, type WorkerProcess } from '../../scripts/lib/worker-process.js';
-
-const FIXTURE = 'test/integration/fixtures/scripted-topology.ts';
-
-interface Script {
-  id: string;
-  seq: number;
-  failAttempts?: number;
-  kind?: 'fatal' | 'poison';
-}
+import { endOffsets, produce, quietKafka, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { ScriptedScenarios, scriptOf, type Script } from './support/scripted-scenario.js';
 
 let kafka: Kafka;
-const workers: WorkerProcess[] = [];
+let scenarios: ScriptedScenarios;
 
 beforeAll(() => {
   kafka = quietKafka(inject('kafkaBrokers'), 'weir-it-alos');
+  scenarios = new ScriptedScenarios(kafka);
 });
 
-afterAll(async () => {
-  await Promise.all(workers.map((w) => w.stop('SIGKILL')));
-});
+afterAll(() => scenarios.killAll());
 
-/** Unique topics and application id for one scenario, with 3 source partitions. */
-async function scenario(name: string, env: Record<string, string> = {}) {
-  const id = `${name}-${randomUUID().slice(0, 8)}`;
-  const topics = { source: `${id}.in`, sink: `${id}.out`, dlq: `${id}.dlq` };
-  const admin = kafka.admin();
-  await admin.connect();
-  await createTopics(admin, [{ topic: topics.source, partitions: 3 }]);
-  await admin.disconnect();
-  const workerEnv = { WEIR_TEST_SOURCE: topics.source, WEIR_TEST_SINK: topics.sink, WEIR_TEST_DLQ: topics.dlq, ...env };
-  const start = (args: string[] = []): WorkerProcess => {
-    const worker = startWorker(FIXTURE, { args: ['--application-id', id, ...args], env: workerEnv });
-    workers.push(worker);
-    return worker;
-  };
-  const send = (scripts: readonly Script[]) =>
-    produce(kafka, topics.source, scripts.map((s) => ({ key: `k${s.seq % 10}`, value: JSON.stringify(s), headers: { trace: s.id } })));
-  const outcomes = (until: (records: readonly ReadRecord[]) => boolean, timeoutMs = 60_000) => readTopics(kafka, [topics.sink, topics.dlq], { until, timeoutMs });
-  return { id, topics, start, send, outcomes };
-}
+/** A scenario with 3 source partitions. */
+const scenario = (name: string, env: Record<string, string> = {}) => scenarios.create(name, { env });
 
-const ids = (records: readonly ReadRecord[]): string[] => records.map((r) => (JSON.parse(r.value!.toString()) as Script).id);
+const ids = (records: readonly ReadRecord[]): string[] => records.map((r) => scriptOf(r).id);
 const distinct = (records: readonly ReadRecord[]): number => new Set(ids(records)).size;
 
 describe('weir run (at_least_once, blocking retries)', () => {
@@ -77,11 +49,11 @@ describe('weir run (at_least_once, blocking retries)', () => {
 
     // Per key (= per source partition), successes arrive in the order they were produced.
     const byKey = new Map<string, number[]>();
-    for (const r of sink) byKey.set(r.key!, [...(byKey.get(r.key!) ?? []), (JSON.parse(r.value!.toString()) as Script).seq]);
+    for (const r of sink) byKey.set(r.key!, [...(byKey.get(r.key!) ?? []), scriptOf(r).seq]);
     for (const [key, seqs] of byKey) expect(seqs, `order of key ${key}`).toEqual([...seqs].sort((a, b) => a - b));
     // Retried records succeeded on the attempt after their scripted failures.
     for (const r of sink) {
-      const v = JSON.parse(r.value!.toString()) as Script & { attempt: number };
+      const v = scriptOf(r);
       expect(v.attempt).toBe((v.failAttempts ?? 0) + 1);
     }
 
