@@ -15,23 +15,19 @@
  * Run: `npm run build && npx tsx bench/guarantees.ts`. Environment: BENCH_RECORDS (default
  * 100 000), BENCH_PARTITIONS (6), BENCH_RECORD_BYTES (100), KAFKA_BROKERS, REDIS_URL.
  */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Kafka } from 'kafkajs';
 import { deleteDedupKeys } from '../scripts/lib/dedup-keys.js';
-import { DEFAULT_BROKERS, DEFAULT_REDIS_URL, ensureRedis, repoRoot, startBroker } from '../scripts/lib/kafka-broker.js';
+import { DEFAULT_BROKERS, DEFAULT_REDIS_URL, ensureRedis, startBroker } from '../scripts/lib/kafka-broker.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
 import { startWorker } from '../scripts/lib/worker-process.js';
+import { machineDescription, timeRun, writeBenchSection, type Measurement } from './bench-tools.js';
 
 const records = Number(process.env['BENCH_RECORDS'] ?? 100_000);
 const partitions = Number(process.env['BENCH_PARTITIONS'] ?? 6);
 const recordBytes = Number(process.env['BENCH_RECORD_BYTES'] ?? 100);
 const brokers = process.env['KAFKA_BROKERS'] ?? DEFAULT_BROKERS;
 const redisUrl = process.env['REDIS_URL'] ?? DEFAULT_REDIS_URL;
-const clockTicks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 
 /** One setting of the benchmark. */
 interface Setting {
@@ -47,19 +43,6 @@ const SETTINGS: readonly Setting[] = [
   { name: 'at_least_once + Redis dedup', args: ['--guarantee', 'at_least_once'], env: { BENCH_DEDUP: '1' } },
   { name: 'at_least_once (baseline)', args: ['--guarantee', 'at_least_once'], env: {}, baseline: true },
 ];
-
-interface Measurement {
-  readonly recordsPerSecond: number;
-  readonly cpuMicrosPerRecord: number;
-  readonly seconds: number;
-}
-
-/** User + system CPU seconds of a process so far. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
-}
 
 /** Input records the group `groupId` has committed on `topic`. */
 async function committedRecords(kafka: Kafka, groupId: string, topic: string): Promise<number> {
@@ -80,25 +63,10 @@ async function measure(kafka: Kafka, source: string, setting: Setting, id: strin
   });
   try {
     await worker.waitForLog((l) => l.msg === 'worker started', 60_000);
-    const t0 = performance.now();
-    const cpu0 = cpuSeconds(worker.child.pid!);
-    const deadline = Date.now() + 900_000;
-    while ((await committedRecords(kafka, id, source)) < records) {
-      if (Date.now() > deadline) throw new Error(`${setting.name}: not all ${records} records committed within 15 minutes`);
-      if (worker.child.exitCode !== null) throw new Error(`${setting.name}: the worker exited with ${worker.child.exitCode}: ${worker.otherOutput.slice(-5).join('\n')}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const seconds = (performance.now() - t0) / 1000;
-    const cpu = cpuSeconds(worker.child.pid!) - cpu0;
-    return { recordsPerSecond: records / seconds, cpuMicrosPerRecord: (cpu * 1e6) / records, seconds };
+    return await timeRun(worker.child, records, async () => (await committedRecords(kafka, id, source)) >= records, setting.name);
   } finally {
     await worker.stop('SIGTERM');
   }
-}
-
-function machine(): string {
-  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-  return `${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, Linux ${os.release()}`;
 }
 
 async function main(): Promise<void> {
@@ -123,7 +91,7 @@ async function main(): Promise<void> {
   }
   const base = results.find((r) => r.setting.baseline)!.m;
   const table = [
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}; Kafka broker and Redis on the same machine; ${records} records of ${recordBytes} B, ${partitions} partitions.`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${machineDescription()}; Kafka broker and Redis on the same machine; ${records} records of ${recordBytes} B, ${partitions} partitions.`,
     '',
     '| setting | records/s | vs at_least_once | CPU µs/record | vs at_least_once |',
     '|---|---|---|---|---|',
@@ -133,14 +101,7 @@ async function main(): Promise<void> {
     ),
   ].join('\n');
   console.log(`\n${table}\n`);
-  const readme = path.join(repoRoot, 'bench', 'README.md');
-  const text = readFileSync(readme, 'utf8');
-  const begin = '<!-- bench:guarantees:begin -->';
-  const end = '<!-- bench:guarantees:end -->';
-  if (text.includes(begin) && text.includes(end)) {
-    writeFileSync(readme, `${text.slice(0, text.indexOf(begin) + begin.length)}\n${table}\n${text.slice(text.indexOf(end))}`);
-    console.log('bench guarantees: results written to bench/README.md');
-  }
+  writeBenchSection('guarantees', table);
   for (const [i, { setting }] of results.entries()) if (setting.env['BENCH_DEDUP'] === '1') await deleteDedupKeys(redisUrl, `bench-guarantees-${run}-${i}`);
   const cleanup = kafka.admin();
   await cleanup.connect();

@@ -10,28 +10,19 @@
  * (/proc/<pid>/stat). It prints records/s, the weir/kafkajs ratio and CPU µs per record, and
  * writes the table into bench/README.md with the date and the machine.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Kafka } from 'kafkajs';
 import { DEFAULT_BROKERS, repoRoot, startBroker } from '../scripts/lib/kafka-broker.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
 import { startWorker } from '../scripts/lib/worker-process.js';
+import { machineDescription, timeRun, writeBenchSection, type Measurement } from './bench-tools.js';
 
 const records = Number(process.env['BENCH_RECORDS'] ?? 200_000);
 const sizes = [100, 1024];
 const partitions = 6;
 const brokers = process.env['KAFKA_BROKERS'] ?? DEFAULT_BROKERS;
-const clockTicks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
-
-/** User + system CPU seconds of a process so far. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / clockTicks;
-}
 
 async function outputCount(kafka: Kafka, topic: string): Promise<number> {
   const admin = kafka.admin();
@@ -43,26 +34,10 @@ async function outputCount(kafka: Kafka, topic: string): Promise<number> {
   }
 }
 
-interface Measurement {
-  readonly recordsPerSecond: number;
-  readonly cpuMicrosPerRecord: number;
-  readonly seconds: number;
-}
-
 /** Waits for `started`, then times the run until `sink` holds every record. */
 async function measure(kafka: Kafka, child: ChildProcess, started: Promise<unknown>, sink: string): Promise<Measurement> {
   await started;
-  const t0 = performance.now();
-  const cpu0 = cpuSeconds(child.pid!);
-  const deadline = Date.now() + 600_000;
-  while ((await outputCount(kafka, sink)) < records) {
-    if (Date.now() > deadline) throw new Error(`${sink}: not all ${records} records arrived within 10 minutes`);
-    if (child.exitCode !== null) throw new Error(`${sink}: the process exited with ${child.exitCode}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  const seconds = (performance.now() - t0) / 1000;
-  const cpu = cpuSeconds(child.pid!) - cpu0;
-  return { recordsPerSecond: records / seconds, cpuMicrosPerRecord: (cpu * 1e6) / records, seconds };
+  return timeRun(child, records, async () => (await outputCount(kafka, sink)) >= records, sink);
 }
 
 async function runWeir(kafka: Kafka, source: string, id: string): Promise<Measurement> {
@@ -98,11 +73,6 @@ async function runKafkajs(kafka: Kafka, source: string, id: string): Promise<Mea
   }
 }
 
-function machine(): string {
-  const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-  return `${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, Linux ${os.release()}`;
-}
-
 async function main(): Promise<void> {
   if (brokers === DEFAULT_BROKERS) await startBroker();
   const kafka = quietKafka(brokers, 'weir-bench');
@@ -134,21 +104,20 @@ async function main(): Promise<void> {
     );
   }
   const table = [
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${machine()}; Kafka broker on the same machine.`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${machineDescription()}; Kafka broker on the same machine.`,
     '',
     '| record size | records | kafkajs loop records/s | weir records/s | weir / kafkajs | kafkajs CPU µs/record | weir CPU µs/record | weir / kafkajs CPU |',
     '|---|---|---|---|---|---|---|---|',
     ...rows,
   ].join('\n');
   console.log(`\n${table}\n`);
-  const readme = path.join(repoRoot, 'bench', 'README.md');
-  const text = readFileSync(readme, 'utf8');
-  const begin = '<!-- bench:baseline:begin -->';
-  const end = '<!-- bench:baseline:end -->';
-  if (text.includes(begin) && text.includes(end)) {
-    writeFileSync(readme, `${text.slice(0, text.indexOf(begin) + begin.length)}\n${table}\n${text.slice(text.indexOf(end))}`);
-    console.log('bench: results written to bench/README.md');
-  }
+  writeBenchSection('baseline', table);
+  const cleanup = kafka.admin();
+  await cleanup.connect();
+  const ids = sizes.flatMap((size) => (['weir', 'kafkajs'] as const).map((who) => `bench-${run}-${size}-${who}`));
+  await cleanup.deleteGroups(ids).catch(() => undefined);
+  await cleanup.deleteTopics({ topics: [...sizes.map((size) => `bench-${run}-${size}.in`), ...ids.map((id) => `${id}.out`)] }).catch(() => undefined);
+  await cleanup.disconnect();
 }
 
 main().then(

@@ -3,7 +3,7 @@ import { matchesDeadLetterFilter } from '../dlq/dead-letter-filter.js';
 import { DeadLetterTally, type DeadLetterCounts } from '../dlq/dead-letter-tally.js';
 import { deadLetterView, type DeadLetterView } from '../dlq/dead-letter-view.js';
 import { readTopicRange } from '../kafka/topic-range-reader.js';
-import { resolveWhen, usageError, type When } from './dlq-options.js';
+import { deadLetterFilterOf, usageError, type When } from './dlq-options.js';
 import { countsTables, recordsTable } from './dlq-table.js';
 import { missingTopicMessage, openDlqTool, rangeSize } from './dlq-tool.js';
 import { EXIT, exitCodeOf, reportError } from './report-error.js';
@@ -45,14 +45,9 @@ export interface InspectReport {
 export async function runInspect(topic: string, flags: InspectFlags, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
   const verbose = flags.verbose === true;
   const now = Date.now();
-  const filter: DeadLetterFilter = {
-    ...(flags.since ? { sinceMs: resolveWhen(flags.since, now)! } : {}),
-    ...(flags.until ? { untilMs: resolveWhen(flags.until, now)! } : {}),
-    ...(flags.errorClass ? { errorClasses: flags.errorClass } : {}),
-    ...(flags.processor ? { processors: flags.processor } : {}),
-  };
-  if (filter.sinceMs !== undefined && filter.untilMs !== undefined && filter.sinceMs >= filter.untilMs) {
-    usageError(`--since (${flags.since!.text}) must be before --until (${flags.until!.text})`);
+  const filter = deadLetterFilterOf(flags, now);
+  if ('problem' in filter) {
+    usageError(filter.problem);
     return EXIT.usage;
   }
   let tool;

@@ -1,3 +1,4 @@
+import type { DeadLetterFilter } from '../dlq/dead-letter-filter.js';
 import { InvalidArgumentError } from 'commander';
 import ms from 'ms';
 import { pino, type Logger } from 'pino';
@@ -105,4 +106,30 @@ export function toolLogger(verbose: boolean): Logger {
 /** Prints a usage problem the way the CLI reports errors (`weir: <message>`), without a stack hint. */
 export function usageError(message: string, write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): void {
   write(`weir: ${message}`);
+}
+
+/** The record filters both `weir dlq` commands take. */
+export interface DeadLetterFilterFlags {
+  readonly since?: When;
+  readonly until?: When;
+  readonly errorClass?: readonly string[];
+  readonly processor?: readonly string[];
+}
+
+/**
+ * The dead-letter filter of `--since`, `--until`, `--error-class` and `--processor`.
+ *
+ * @returns the filter, or the usage problem (e.g. `--since` not before `--until`)
+ */
+export function deadLetterFilterOf(flags: DeadLetterFilterFlags, nowMs: number): DeadLetterFilter | { readonly problem: string } {
+  const filter: DeadLetterFilter = {
+    ...(flags.since ? { sinceMs: resolveWhen(flags.since, nowMs)! } : {}),
+    ...(flags.until ? { untilMs: resolveWhen(flags.until, nowMs)! } : {}),
+    ...(flags.errorClass ? { errorClasses: flags.errorClass } : {}),
+    ...(flags.processor ? { processors: flags.processor } : {}),
+  };
+  if (filter.sinceMs !== undefined && filter.untilMs !== undefined && filter.sinceMs >= filter.untilMs) {
+    return { problem: `--since (${flags.since!.text}) must be before --until (${flags.until!.text})` };
+  }
+  return filter;
 }

@@ -1,12 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { matchesDeadLetterFilter, type DeadLetterFilter } from '../dlq/dead-letter-filter.js';
+import { matchesDeadLetterFilter } from '../dlq/dead-letter-filter.js';
 import { deadLetterView } from '../dlq/dead-letter-view.js';
 import { ReplayPacer } from '../dlq/replay-pacer.js';
 import { buildReplayRecord, type ReplayTarget } from '../dlq/replay-record.js';
 import { KafkajsRecordProducer } from '../kafka/kafkajs-record-producer.js';
 import { groupMemberCount, readTopicRange, type OffsetRange, type RangeBatchContext } from '../kafka/topic-range-reader.js';
 import type { InputRecord, OutputRecord } from '../record-types.js';
-import { resolveWhen, usageError, type When } from './dlq-options.js';
+import { deadLetterFilterOf, usageError, type When } from './dlq-options.js';
 import { missingTopicMessage, openDlqTool, rangeSize } from './dlq-tool.js';
 import { createReplayProgress, type ReplayCounts } from './replay-progress.js';
 import { EXIT, exitCodeOf, reportError } from './report-error.js';
@@ -76,18 +76,13 @@ export async function runReplay(dlqTopic: string, flags: ReplayFlags, out: (text
   const verbose = flags.verbose === true;
   const dryRun = flags.dryRun === true;
   const now = Date.now();
-  const filter: DeadLetterFilter = {
-    ...(flags.since ? { sinceMs: resolveWhen(flags.since, now)! } : {}),
-    ...(flags.until ? { untilMs: resolveWhen(flags.until, now)! } : {}),
-    ...(flags.errorClass ? { errorClasses: flags.errorClass } : {}),
-    ...(flags.processor ? { processors: flags.processor } : {}),
-  };
-  if (flags.to.kind === 'topic' && flags.to.topic === dlqTopic) {
-    usageError(`--to '${dlqTopic}' is the dead-letter topic being replayed (a loop)`);
+  const filter = deadLetterFilterOf(flags, now);
+  if ('problem' in filter) {
+    usageError(filter.problem);
     return EXIT.usage;
   }
-  if (filter.sinceMs !== undefined && filter.untilMs !== undefined && filter.sinceMs >= filter.untilMs) {
-    usageError(`--since (${flags.since!.text}) must be before --until (${flags.until!.text})`);
+  if (flags.to.kind === 'topic' && flags.to.topic === dlqTopic) {
+    usageError(`--to '${dlqTopic}' is the dead-letter topic being replayed (a loop)`);
     return EXIT.usage;
   }
   const group = flags.group ?? replayGroupId(dlqTopic);

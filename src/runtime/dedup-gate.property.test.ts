@@ -5,7 +5,6 @@ import { arbitraries, invariants, plannedProcessor, propertyRuns, TopologyTestDr
 
 const RUNS = propertyRuns();
 const TIMEOUT_MS = Math.max(30_000, RUNS * 25);
-const planOf = (input: { value: unknown }) => (input.value as PlannedValue).plan;
 
 /** A topology whose dedup key is the record's `dedupId` payload. */
 function dedupTopology(retry: RetryOptions, guarantee: ProcessingGuarantee, onStoreError: 'fail' | 'skip-dedup' = 'fail') {

@@ -55,7 +55,7 @@ export class DedupGate {
    * records are processed without dedup and the skip is reported.
    */
   async claimWindow(window: readonly GateSlot[], listener: TaskListener | undefined): Promise<boolean> {
-    if (!(await this.confirmPending(listener))) return false;
+    if (!(await this.confirmPending())) return false;
     const keyed = window.filter((slot) => slot.prepared?.dedupKey != null);
     for (const slot of window) if (slot.prepared?.dedupKey == null) slot.claim = 'claimed';
     if (keyed.length === 0) return true;
@@ -97,11 +97,10 @@ export class DedupGate {
    *
    * @returns how many keys were confirmed
    */
-  async confirm(keys: readonly string[], slots: readonly GateSlot[], from: number, listener: TaskListener | undefined): Promise<number> {
+  async confirm(keys: readonly string[], waiting: readonly GateSlot[], listener: TaskListener | undefined): Promise<number> {
     if (keys.length === 0) return 0;
     const done = new Set(keys);
-    for (let i = from; i < slots.length; i++) {
-      const slot = slots[i]!;
+    for (const slot of waiting) {
       const key = slot.prepared?.dedupKey;
       if (key != null && done.has(key)) slot.claim = 'duplicate';
     }
@@ -122,7 +121,7 @@ export class DedupGate {
   }
 
   /** Confirms keys whose confirmation failed; false when the store fails again. */
-  private async confirmPending(listener: TaskListener | undefined): Promise<boolean> {
+  private async confirmPending(): Promise<boolean> {
     if (this.pending.length === 0) return true;
     try {
       await this.store.markDone(this.pending, this.owner, this.policy.ttlMs);

@@ -1,48 +1,21 @@
 import { WEIR_HEADERS, headerNumber } from '../dlq/weir-headers.js';
 import type { Random } from '../retry/backoff.js';
 import type { InputRecord } from '../record-types.js';
-import { routeOf, type CompiledTopology, type DedupPolicy, type RetryTier, type Subtopology } from '../topology/compiled-topology.js';
+import { routeOf, type DedupPolicy, type RetryTier, type Subtopology } from '../topology/compiled-topology.js';
 import { AtLeastOnceWriter } from './at-least-once-writer.js';
 import { DedupGate } from './dedup-gate.js';
 import { ExactlyOnceWriter } from './exactly-once-writer.js';
 import type { PollResult, WaitReason } from './poll-result.js';
-import type { Clock, DedupStore, OffsetCommitter, OffsetReader, RecordProducer, TransactionalProducer } from './ports.js';
-import { prepareRecord, type PreparedRecord } from './prepared-record.js';
+import { prepareRecord } from './prepared-record.js';
+import { TaskBuffer, type Slot } from './task-buffer.js';
 import { historyFromHeaders, type RetryHistory } from './retry-history.js';
 import { runAttempt } from './run-attempt.js';
-import type { TaskListener } from './task-listener.js';
 import { assertTransition, type TaskState } from './task-state.js';
 import type { TaskWriter } from './task-writer.js';
 import { UnitOfWork } from './unit-of-work.js';
+import type { PartitionTaskOptions } from './partition-task-options.js';
 
-/** The output ports of a task, per `processing.guarantee`. */
-export type TaskOutputPorts =
-  | { readonly guarantee: 'at_least_once'; readonly producer: RecordProducer; readonly committer: OffsetCommitter }
-  | { readonly guarantee: 'exactly_once'; readonly transactions: TransactionalProducer; readonly offsets: OffsetReader };
-
-/** Options of a {@link PartitionTask}. */
-export interface PartitionTaskOptions {
-  readonly topology: CompiledTopology;
-  readonly topic: string;
-  readonly partition: number;
-  /** Next offset to read: the group's committed offset when the task starts. */
-  readonly startOffset: number;
-  readonly output: TaskOutputPorts;
-  readonly clock: Clock;
-  /** Uniform [0, 1) source for backoff jitter; default Math.random. */
-  readonly random?: Random;
-  /** Required when the processor has `dedup`. */
-  readonly dedupStore?: DedupStore;
-  readonly listener?: TaskListener;
-  /** Records processed per `poll()` before it yields; default 500. */
-  readonly maxPollRecords?: number;
-}
-
-interface Slot {
-  readonly raw: InputRecord;
-  prepared?: PreparedRecord;
-  claim?: 'claimed' | 'duplicate' | 'busy';
-}
+export type { PartitionTaskOptions, TaskOutputPorts } from './partition-task-options.js';
 
 /** Port failures back off from 100 ms, doubling, up to 5 s. */
 const PORT_RETRY_MS = { initial: 100, max: 5_000 } as const;
@@ -71,10 +44,7 @@ export class PartitionTask {
   private readonly random: Random;
   private readonly maxPollRecords: number;
   private state: TaskState = 'running';
-  private slots: Slot[] = [];
-  /** slots[0, cursor) are processed and belong to `unit`. */
-  private cursor = 0;
-  private fetchPosition: number;
+  private readonly buffer: TaskBuffer;
   /** The next offset after the records whose outcomes are durable. */
   private durable: number;
   private unit = new UnitOfWork();
@@ -98,7 +68,7 @@ export class PartitionTask {
     this.tier = route.tier;
     this.random = options.random ?? Math.random;
     this.maxPollRecords = options.maxPollRecords ?? 500;
-    this.fetchPosition = options.startOffset;
+    this.buffer = new TaskBuffer(options.startOffset);
     this.durable = options.startOffset;
     this.lastCommitAt = options.clock.now();
     const out = options.output;
@@ -123,12 +93,12 @@ export class PartitionTask {
 
   /** Records buffered and not yet processed. */
   get buffered(): number {
-    return this.slots.length - this.cursor;
+    return this.buffer.unprocessed;
   }
 
   /** The next offset the task expects from its fetcher. */
   get position(): number {
-    return this.fetchPosition;
+    return this.buffer.position;
   }
 
   /** The last committed offset (next offset to read). */
@@ -155,15 +125,7 @@ export class PartitionTask {
    */
   enqueue(records: readonly InputRecord[], nextOffset?: number): number {
     if (this.state === 'closed' || this.state === 'fenced') return 0;
-    let accepted = 0;
-    for (const raw of records) {
-      if (raw.offset < this.fetchPosition) continue;
-      this.slots.push({ raw });
-      this.fetchPosition = raw.offset + 1;
-      accepted++;
-    }
-    if (nextOffset !== undefined && nextOffset > this.fetchPosition) this.fetchPosition = nextOffset;
-    return accepted;
+    return this.buffer.enqueue(records, nextOffset);
   }
 
   /** A rebalance began: finish the record in hand, flush and commit, then take no records until `resume()`. */
@@ -203,7 +165,7 @@ export class PartitionTask {
 
     let processed = 0;
     while (processed < this.maxPollRecords && this.state === 'running' && this.stopping === null) {
-      const slot = this.slots[this.cursor];
+      const slot = this.buffer.head;
       if (slot === undefined) break;
       const t = this.options.clock.now();
       if (this.blocked !== null && this.blocked.offset === slot.raw.offset && this.blocked.dueAt > t) {
@@ -226,13 +188,13 @@ export class PartitionTask {
       if (slot.claim === 'duplicate' || (key !== null && this.unit.hasKey(key))) {
         this.unit.addDuplicate();
         this.report(slot.raw, 'duplicate', 0, t);
-        this.cursor++;
+        this.buffer.advance();
         processed++;
         continue;
       }
       const retry = await this.process(slot, t);
       if (retry !== undefined) return this.waitAfterFlush(retry, 'backoff');
-      this.cursor++;
+      this.buffer.advance();
       processed++;
     }
 
@@ -243,7 +205,7 @@ export class PartitionTask {
     }
     const flushed = await this.flush(false);
     if (flushed !== undefined) return flushed;
-    if (this.cursor < this.slots.length) return { kind: 'yield' };
+    if (this.buffer.unprocessed > 0) return { kind: 'yield' };
     return this.idleOrCommitWait();
   }
 
@@ -272,10 +234,8 @@ export class PartitionTask {
 
   /** Deserializes the next window of records and claims their dedup keys in one round trip. */
   private async prepareWindow(): Promise<boolean> {
-    const end = Math.min(this.slots.length, this.cursor + this.maxPollRecords);
     const window: Slot[] = [];
-    for (let i = this.cursor; i < end; i++) {
-      const slot = this.slots[i]!;
+    for (const slot of this.buffer.window(this.maxPollRecords)) {
       if (slot.prepared === undefined) slot.prepared = prepareRecord(slot.raw, this.sub.source, this.dedupPolicy);
       if (slot.claim === undefined) window.push(slot);
     }
@@ -291,7 +251,7 @@ export class PartitionTask {
     const now = this.options.clock.now();
     const commitDue = forceCommit || now - this.lastCommitAt >= this.options.topology.commitIntervalMs;
     const unit = this.unit;
-    const nextOffset = this.nextOffset();
+    const nextOffset = this.buffer.nextOffset();
     if (unit.isEmpty && (!commitDue || nextOffset <= this.writer.committedOffset)) return undefined;
     const result = await this.writer.write(unit, nextOffset, commitDue);
     if (result.fenced) {
@@ -300,9 +260,8 @@ export class PartitionTask {
     }
     if (result.durable) {
       this.durable = nextOffset;
-      const confirmed = this.dedup ? await this.dedup.confirm(unit.dedupKeys, this.slots, this.cursor, this.options.listener) : 0;
-      this.slots = this.slots.slice(this.cursor);
-      this.cursor = 0;
+      const confirmed = this.dedup ? await this.dedup.confirm(unit.dedupKeys, this.buffer.waiting(), this.options.listener) : 0;
+      this.buffer.dropProcessed();
       this.unit = new UnitOfWork();
       this.options.listener?.onFlush?.({
         task: this.id,
@@ -314,7 +273,7 @@ export class PartitionTask {
         ...(result.committed ? { committedOffset: nextOffset } : {}),
       });
     } else if (result.rewind) {
-      this.cursor = 0;
+      this.buffer.rewind();
       this.blocked = null;
       this.unit = new UnitOfWork();
     }
@@ -325,11 +284,6 @@ export class PartitionTask {
     return undefined;
   }
 
-  /** The next offset to read once everything processed so far is durable. */
-  private nextOffset(): number {
-    return this.cursor < this.slots.length ? this.slots[this.cursor]!.raw.offset : this.fetchPosition;
-  }
-
   private async waitAfterFlush(untilMs: number, reason: WaitReason): Promise<PollResult> {
     const longWait = untilMs - this.options.clock.now() >= this.options.topology.commitIntervalMs;
     const flushed = await this.flush(longWait || this.options.output.guarantee === 'exactly_once');
@@ -337,7 +291,7 @@ export class PartitionTask {
   }
 
   private idleOrCommitWait(): PollResult {
-    const pending = !this.unit.isEmpty || this.nextOffset() > this.writer.committedOffset;
+    const pending = !this.unit.isEmpty || this.buffer.nextOffset() > this.writer.committedOffset;
     if (!pending) return { kind: 'idle' };
     return { kind: 'wait', untilMs: this.lastCommitAt + this.options.topology.commitIntervalMs, reason: 'commit' };
   }

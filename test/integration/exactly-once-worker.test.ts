@@ -6,7 +6,7 @@
  */
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { produce, quietKafka, readToEnd, readTopics, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { quietKafka, readToEnd, readTopics, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import type { WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { ScriptedScenarios, type Script } from './support/scripted-scenario.js';
 

@@ -1,0 +1,27 @@
+import type { Random } from '../retry/backoff.js';
+import type { CompiledTopology } from '../topology/compiled-topology.js';
+import type { Clock, DedupStore, OffsetCommitter, OffsetReader, RecordProducer, TransactionalProducer } from './ports.js';
+import type { TaskListener } from './task-listener.js';
+
+/** The output ports of a task, per `processing.guarantee`. */
+export type TaskOutputPorts =
+  | { readonly guarantee: 'at_least_once'; readonly producer: RecordProducer; readonly committer: OffsetCommitter }
+  | { readonly guarantee: 'exactly_once'; readonly transactions: TransactionalProducer; readonly offsets: OffsetReader };
+
+/** Options of a {@link PartitionTask}. */
+export interface PartitionTaskOptions {
+  readonly topology: CompiledTopology;
+  readonly topic: string;
+  readonly partition: number;
+  /** Next offset to read: the group's committed offset when the task starts. */
+  readonly startOffset: number;
+  readonly output: TaskOutputPorts;
+  readonly clock: Clock;
+  /** Uniform [0, 1) source for backoff jitter; default Math.random. */
+  readonly random?: Random;
+  /** Required when the processor has `dedup`. */
+  readonly dedupStore?: DedupStore;
+  readonly listener?: TaskListener;
+  /** Records processed per `poll()` before it yields; default 500. */
+  readonly maxPollRecords?: number;
+}

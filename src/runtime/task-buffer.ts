@@ -1,0 +1,89 @@
+import type { InputRecord } from '../record-types.js';
+import type { ClaimStatus } from './ports.js';
+import type { PreparedRecord } from './prepared-record.js';
+
+/** A buffered record, and what the task learned about it before processing it. */
+export interface Slot {
+  readonly raw: InputRecord;
+  prepared?: PreparedRecord;
+  claim?: ClaimStatus;
+}
+
+/**
+ * A task's records between its fetcher and its durable point, in offset order: the first
+ * `processed` ones belong to the open unit of work, the rest wait to be processed.
+ * `position` is the next offset the fetcher delivers.
+ */
+export class TaskBuffer {
+  private slots: Slot[] = [];
+  private cursor = 0;
+  private fetchPosition: number;
+
+  constructor(startOffset: number) {
+    this.fetchPosition = startOffset;
+  }
+
+  /** The next offset the fetcher delivers. */
+  get position(): number {
+    return this.fetchPosition;
+  }
+
+  /** Records buffered and not yet processed. */
+  get unprocessed(): number {
+    return this.slots.length - this.cursor;
+  }
+
+  /** The next record to process. */
+  get head(): Slot | undefined {
+    return this.slots[this.cursor];
+  }
+
+  /**
+   * Appends fetched records; records below the position (re-delivered after a rebalance or a
+   * seek) are dropped. `nextOffset` moves the position past trailing transaction markers.
+   *
+   * @returns how many records were accepted
+   */
+  enqueue(records: readonly InputRecord[], nextOffset?: number): number {
+    let accepted = 0;
+    for (const raw of records) {
+      if (raw.offset < this.fetchPosition) continue;
+      this.slots.push({ raw });
+      this.fetchPosition = raw.offset + 1;
+      accepted++;
+    }
+    if (nextOffset !== undefined && nextOffset > this.fetchPosition) this.fetchPosition = nextOffset;
+    return accepted;
+  }
+
+  /** The head record was processed: it joins the unit of work. */
+  advance(): void {
+    this.cursor++;
+  }
+
+  /** The next offset to read once everything processed so far is durable. */
+  nextOffset(): number {
+    return this.cursor < this.slots.length ? this.slots[this.cursor]!.raw.offset : this.fetchPosition;
+  }
+
+  /** Up to `count` records from the head, not yet processed. */
+  window(count: number): Slot[] {
+    return this.slots.slice(this.cursor, this.cursor + count);
+  }
+
+  /** Every record not yet processed. */
+  waiting(): readonly Slot[] {
+    return this.slots.slice(this.cursor);
+  }
+
+  /** The unit of work became durable: forget its records. */
+  dropProcessed(): void {
+    this.slots = this.slots.slice(this.cursor);
+    this.cursor = 0;
+  }
+
+  /** The unit of work was aborted: its records are processed again. */
+  rewind(): void {
+    this.cursor = 0;
+  }
+}
