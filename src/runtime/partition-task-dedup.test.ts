@@ -4,21 +4,14 @@
  * policy; crash recovery; retry tiers and DLQ replays.
  */
 import { describe, expect, it } from 'vitest';
-import { MemoryDedupStore } from '../dedup/memory-dedup-store.js';
 import { WEIR_HEADERS } from '../dlq/weir-headers.js';
 import type { DedupOptions, RetryOptions } from '../dsl/process-options.js';
 import type { ProcessorFn } from '../dsl/processor.js';
-import { sink } from '../dsl/sink.js';
-import { topology, type ProcessingGuarantee } from '../dsl/topology-builder.js';
+import type { ProcessingGuarantee } from '../dsl/topology-builder.js';
 import type { RecordHeaders } from '../record-types.js';
-import { InMemoryKafka } from '../testing/in-memory-kafka.js';
-import { ManualClock } from '../testing/manual-clock.js';
-import { compile } from '../topology/compile.js';
-import { PartitionTask } from './partition-task.js';
+import { APP, taskHarness } from './partition-task.test-support.js';
 import type { DedupStore } from './ports.js';
-import type { PortErrorEvent, RecordEvent } from './task-listener.js';
 
-const APP = 'app';
 type Value = { id: string; n?: number; fail?: number };
 
 interface SetupOptions {
@@ -30,9 +23,6 @@ interface SetupOptions {
 }
 
 function setup(options: SetupOptions = {}) {
-  const clock = new ManualClock();
-  const kafka = new InMemoryKafka(clock);
-  const guarantee = options.guarantee ?? 'at_least_once';
   const attempts = new Map<string, number>();
   const fn: ProcessorFn<string | null, any, any> =
     options.fn ??
@@ -43,56 +33,18 @@ function setup(options: SetupOptions = {}) {
       if (n <= (v.fail ?? 0)) throw new Error(`attempt ${n} of ${v.id} fails`);
       return v;
     });
-  const compiled = compile(
-    topology({ applicationId: APP, processingGuarantee: guarantee, commitIntervalMs: 100 })
-      .source('in', 'json')
-      .process('p', fn, {
-        ...(options.retry ? { retry: options.retry } : {}),
-        dedup: { key: (r) => (r.value as Value).id, ttlMs: 3_600_000, store: 'memory', ...options.dedup },
-      })
-      .branch({ success: sink('out'), dlq: sink('dlq') }),
-  );
-  const tiers = compiled.subtopologies.get(0)!.retryTiers.map((t) => t.topic).toArray();
-  for (const t of ['out', 'dlq', ...tiers]) kafka.createTopic(t);
-  kafka.createTopic('in', options.partitions ?? 1);
-  const store = new MemoryDedupStore(clock);
-  const events: RecordEvent[] = [];
-  const portErrors: PortErrorEvent[] = [];
-  const skipped: number[] = [];
-  const makeTask = (topic = 'in', partition = 0, dedupStore: DedupStore = store) =>
-    new PartitionTask({
-      topology: compiled,
-      topic,
-      partition,
-      startOffset: kafka.committedOffset(APP, topic, partition) ?? 0,
-      clock,
-      random: () => 0.5,
-      output:
-        guarantee === 'at_least_once'
-          ? { guarantee, producer: kafka.producer(), committer: kafka.committer(APP) }
-          : { guarantee, transactions: kafka.transactionalProducer(`${APP}-${topic}-${partition}`), offsets: kafka.offsetReader() },
-      dedupStore,
-      listener: {
-        onRecord: (e) => events.push(e),
-        onPortError: (e) => portErrors.push(e),
-        onDedupSkipped: (e) => skipped.push(e.records),
-      },
-    });
-  const produce = (values: Value[], partition = 0, headers: RecordHeaders = {}) =>
-    kafka.producer().send(values.map((v) => ({ topic: 'in', partition, key: Buffer.from(v.id), value: Buffer.from(JSON.stringify(v)), headers })));
-  /** Feeds what is readable and polls until idle (or `maxSteps`), moving the clock as asked. */
-  const drive = async (task: PartitionTask, maxSteps = 10_000) => {
-    for (let step = 0; step < maxSteps; step++) {
-      const { records, nextOffset } = kafka.read(task.topic, task.partition, task.position);
-      task.enqueue(records, nextOffset);
-      const r = await task.poll();
-      if (r.kind === 'closed' || r.kind === 'idle') return r;
-      if (r.kind === 'wait' && r.untilMs > clock.now()) clock.set(r.untilMs);
-    }
-    return undefined;
-  };
-  const ids = (topic: string) => kafka.readAll(topic).map((r) => (JSON.parse(r.value!.toString()) as Value).id);
-  return { clock, kafka, store, events, portErrors, skipped, makeTask, produce, drive, ids, tiers };
+  const h = taskHarness({
+    fn,
+    guarantee: options.guarantee ?? 'at_least_once',
+    partitions: options.partitions ?? 1,
+    options: {
+      ...(options.retry ? { retry: options.retry } : {}),
+      dedup: { key: (r) => (r.value as Value).id, ttlMs: 3_600_000, store: 'memory', ...options.dedup },
+    },
+  });
+  const produce = (values: Value[], partition = 0, headers: RecordHeaders = {}) => h.send(values.map((value) => ({ value, key: value.id, partition, headers })));
+  const ids = (topic: string) => h.values(topic).map((v) => (v as Value).id);
+  return { ...h, produce, ids };
 }
 
 describe('PartitionTask dedup (claim, then confirm)', () => {

@@ -6,59 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { WEIR_HEADERS, headerString } from '../dlq/weir-headers.js';
 import type { RetryOptions } from '../dsl/process-options.js';
 import type { ProcessorFn } from '../dsl/processor.js';
-import { sink } from '../dsl/sink.js';
-import { topology } from '../dsl/topology-builder.js';
 import type { InputRecord, RecordHeaders } from '../record-types.js';
-import { InMemoryKafka } from '../testing/in-memory-kafka.js';
-import { ManualClock } from '../testing/manual-clock.js';
-import { compile } from '../topology/compile.js';
-import { PartitionTask } from './partition-task.js';
-
-const APP = 'app';
+import { APP, taskHarness } from './partition-task.test-support.js';
 
 function setup(fn: ProcessorFn<string | null, any, any>, retry: RetryOptions) {
-  const clock = new ManualClock();
-  const kafka = new InMemoryKafka(clock);
-  const compiled = compile(
-    topology({ applicationId: APP, commitIntervalMs: 100 }).source('in', 'json').process('p', fn, { retry }).branch({ success: sink('out'), dlq: sink('dlq') }),
-  );
-  const tiers = compiled.subtopologies.get(0)!.retryTiers.map((t) => t.topic).toArray();
-  for (const t of ['in', 'out', 'dlq', ...tiers]) kafka.createTopic(t);
-  const makeTask = (topic: string) =>
-    new PartitionTask({
-      topology: compiled,
-      topic,
-      partition: 0,
-      startOffset: kafka.committedOffset(APP, topic, 0) ?? 0,
-      clock,
-      random: () => 0.5,
-      output: { guarantee: 'at_least_once', producer: kafka.producer(), committer: kafka.committer(APP) },
-    });
-  /** Feeds everything readable and polls until idle, moving the clock to each due time. */
-  const drive = async (task: PartitionTask) => {
-    for (let step = 0; step < 100_000; step++) {
-      const { records, nextOffset } = kafka.read(task.topic, 0, task.position);
-      task.enqueue(records, nextOffset);
-      const r = await task.poll();
-      if (r.kind === 'closed' || r.kind === 'idle') return;
-      if (r.kind === 'wait' && r.untilMs > clock.now()) clock.set(r.untilMs);
-    }
-    throw new Error('task did not settle');
-  };
-  /** Runs the source task, then every tier task, until no task has work left. */
-  const runAll = async () => {
-    const tasks = ['in', ...tiers].map(makeTask);
-    for (let round = 0; round < 1000; round++) {
-      const before = tasks.map((t) => t.position).join();
-      for (const task of tasks) await drive(task);
-      const after = tasks.map((t) => kafka.endOffset(t.topic, 0)).join();
-      if (before === after && tasks.every((t) => t.position === kafka.endOffset(t.topic, 0))) return;
-    }
-    throw new Error('retry topics did not settle');
-  };
-  const produce = (values: unknown[], headers: RecordHeaders = { trace: 't-1' }) =>
-    kafka.producer().send(values.map((v, i) => ({ topic: 'in', key: Buffer.from(`k${i}`), value: Buffer.from(JSON.stringify(v)), headers })));
-  return { clock, kafka, compiled, tiers, makeTask, drive, runAll, produce };
+  const h = taskHarness({ fn, options: { retry } });
+  const produce = (values: unknown[], headers: RecordHeaders = { trace: 't-1' }) => h.send(values.map((value, i) => ({ value, key: `k${i}`, headers })));
+  return { ...h, produce };
 }
 
 /** Bytes of a record's headers as Kafka stores them (names and values, UTF-8). */

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryDedupStore } from '../dedup/memory-dedup-store.js';
 import { headerString, WEIR_HEADERS } from '../dlq/weir-headers.js';
 import type { ProcessOptions } from '../dsl/process-options.js';
 import type { ProcessorFn } from '../dsl/processor.js';
@@ -10,54 +9,18 @@ import { InMemoryKafka } from '../testing/in-memory-kafka.js';
 import { ManualClock } from '../testing/manual-clock.js';
 import { compile } from '../topology/compile.js';
 import { PartitionTask } from './partition-task.js';
-import type { RecordEvent } from './task-listener.js';
+import { APP, taskHarness } from './partition-task.test-support.js';
 
-const APP = 'app';
-
-function setup(fn: ProcessorFn<string | null, any, any>, options: ProcessOptions = {}, guarantee: ProcessingGuarantee = 'at_least_once', dedup = false) {
-  const clock = new ManualClock();
-  const kafka = new InMemoryKafka(clock);
-  const compiled = compile(
-    topology({ applicationId: APP, processingGuarantee: guarantee, commitIntervalMs: 100 })
-      .source('in', 'json')
-      .process('p', fn, options)
-      .branch({ success: sink('out'), dlq: sink('dlq') }),
-  );
-  for (const t of ['in', 'out', 'dlq', ...compiled.subtopologies.get(0)!.retryTiers.map((r) => r.topic)]) kafka.createTopic(t);
-  const events: RecordEvent[] = [];
-  const store = new MemoryDedupStore(clock);
-  const makeTask = (topic = 'in') =>
-    new PartitionTask({
-      topology: compiled,
-      topic,
-      partition: 0,
-      startOffset: kafka.committedOffset(APP, topic, 0) ?? 0,
-      clock,
-      random: () => 0.5,
-      output:
-        guarantee === 'at_least_once'
-          ? { guarantee, producer: kafka.producer(), committer: kafka.committer(APP) }
-          : { guarantee, transactions: kafka.transactionalProducer(`${APP}-${topic}-0`), offsets: kafka.offsetReader() },
-      listener: { onRecord: (e) => events.push(e) },
-      ...(dedup ? { dedupStore: store } : {}),
-    });
-  const produce = (values: unknown[], key = (i: number) => `k${i}`) => {
-    const send = kafka.producer();
-    return send.send(values.map((v, i) => ({ topic: 'in', key: Buffer.from(key(i)), value: v === undefined ? null : Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)), headers: { trace: 't' + i } })));
-  };
+function setup(fn: ProcessorFn<string | null, any, any>, options: ProcessOptions = {}, guarantee: ProcessingGuarantee = 'at_least_once') {
+  const h = taskHarness({ fn, options, guarantee });
+  const produce = (values: unknown[], key = (i: number) => `k${i}`) => h.send(values.map((value, i) => ({ value, key: key(i), headers: { trace: 't' + i } })));
   /** Feeds everything readable and polls until the task is idle, moving the clock as asked. */
-  const drive = async (task: PartitionTask, maxSteps = 10_000) => {
-    for (let step = 0; step < maxSteps; step++) {
-      const { records, nextOffset } = kafka.read(task.topic, 0, task.position);
-      task.enqueue(records, nextOffset);
-      const r = await task.poll();
-      if (r.kind === 'closed' || r.kind === 'idle') return r;
-      if (r.kind === 'wait' && r.untilMs > clock.now()) clock.set(r.untilMs);
-    }
-    throw new Error('task did not settle');
+  const drive = async (task: PartitionTask) => {
+    const r = await h.drive(task);
+    if (r === undefined) throw new Error('task did not settle');
+    return r;
   };
-  const values = (topic: string) => kafka.readAll(topic).map((r) => (r.value === null ? null : JSON.parse(r.value.toString())));
-  return { clock, kafka, compiled, events, makeTask, produce, drive, values, store };
+  return { ...h, produce, drive };
 }
 
 describe('PartitionTask (at_least_once)', () => {
@@ -151,7 +114,7 @@ describe('PartitionTask (at_least_once)', () => {
   });
 
   it('skips duplicate dedup keys, within a unit and across units', async () => {
-    const h = setup((r) => r.value, { dedup: { key: (r) => (r.value as { id: string }).id, ttlMs: 60_000, store: 'memory' } }, 'at_least_once', true);
+    const h = setup((r) => r.value, { dedup: { key: (r) => (r.value as { id: string }).id, ttlMs: 60_000, store: 'memory' } });
     await h.produce([{ id: 'x' }, { id: 'y' }, { id: 'x' }]);
     const task = h.makeTask();
     await h.drive(task);
