@@ -20,7 +20,8 @@ export type WeirErrorCode =
   | 'WEIR_DEDUP_STORE'
   | 'WEIR_TASK_CLOSED'
   | 'WEIR_LOOP_GUARD'
-  | 'WEIR_MISSING_SOURCE_TOPIC';
+  | 'WEIR_MISSING_SOURCE_TOPIC'
+  | 'WEIR_RECORD_TOO_LARGE';
 
 /** Base class of every error weir throws. */
 export class WeirError extends Error {
@@ -167,5 +168,18 @@ export class MissingSourceTopicError extends WeirError {
   constructor(topics: readonly string[]) {
     super('WEIR_MISSING_SOURCE_TOPIC', `source topic${topics.length > 1 ? 's' : ''} ${topics.map((t) => `'${t}'`).join(', ')} do${topics.length > 1 ? '' : 'es'} not exist; create ${topics.length > 1 ? 'them' : 'it'} first`);
     this.topics = topics;
+  }
+}
+
+/**
+ * An output (or a retry-tier copy) is larger than the record size limit (`--max-record-bytes`,
+ * which must not exceed the broker's `message.max.bytes`). The broker would reject it on every
+ * retry, so the input record is dead-lettered at once. Non-retriable.
+ */
+export class RecordTooLargeError extends WeirError {
+  readonly retriable = false;
+
+  constructor(what: string, bytes: number, limitBytes: number) {
+    super('WEIR_RECORD_TOO_LARGE', `${what} is ${bytes} bytes, over the record size limit of ${limitBytes} bytes (--max-record-bytes)`);
   }
 }

@@ -546,8 +546,18 @@ async function startBrokerLocked(options: StartBrokerOptions, files: BrokerFiles
       timeoutMs,
       500,
     );
-    const dead = exited !== undefined || !(await isAlive(pid));
-    if (up && !dead) return { startedByUs: true, pid };
+    let dead = exited !== undefined || !(await isAlive(pid));
+    if (up && !dead) {
+      // Another broker (another checkout's, starting at the same moment) may be what answered,
+      // while ours dies on the taken port: make sure ours is still alive a moment later.
+      await sleep(1_500);
+      dead = exited !== undefined || !(await isAlive(pid));
+      if (!dead) return { startedByUs: true, pid };
+      if (await brokerAnswers(brokers, 2_000)) {
+        await rm(files.brokerPid, { force: true });
+        return { startedByUs: false };
+      }
+    }
 
     // Quote the log as it was when the broker failed, before our SIGTERM adds shutdown lines.
     const logTail = await brokerLogTail(LOG_TAIL_LINES, options.instance);

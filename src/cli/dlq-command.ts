@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { parseCount, parseList, parsePositiveInt, parseRate, parseTarget, parseTopicArgument, parseWhen } from './dlq-options.js';
+import { parseCount, parseGroupId, parseList, parsePositiveInt, parseRate, parseTarget, parseTopicArgument, parseWhen } from './dlq-options.js';
 import { runInspect, type InspectFlags } from './dlq-inspect-command.js';
 import { replayGroupId, runReplay, type ReplayFlags } from './dlq-replay-command.js';
 
@@ -47,7 +47,7 @@ export function addDlqCommands(program: Command): void {
       "refuse records replayed n times already (default: each record's weir.replay.max, i.e. the processor's retry.maxReplays, else 3)",
       parseCount,
     )
-    .option('--group <id>', `consumer group that keeps the replay's position (default ${replayGroupId('<dlq-topic>')})`)
+    .option('--group <id>', `consumer group that keeps the replay's position (default ${replayGroupId('<dlq-topic>')})`, parseGroupId)
     .option('--brokers <list>', 'Kafka bootstrap servers, host:port,... [env KAFKA_BROKERS, default 127.0.0.1:9092]')
     .option('--verbose', 'print kafkajs warnings and stack traces')
     .action(async (topic: string, flags: ReplayFlags) => {

@@ -66,6 +66,7 @@ export async function runInspect(topic: string, flags: InspectFlags, out: (text:
     const tally = new DeadLetterTally();
     const listed: DeadLetterView[] = [];
     let scanned = 0;
+    let withoutWeirHeaders = 0;
     await readTopicRange(tool.kafka, {
       topic,
       groupId: tool.throwawayGroup('inspect'),
@@ -75,6 +76,7 @@ export async function runInspect(topic: string, flags: InspectFlags, out: (text:
         for (const record of records) {
           scanned++;
           const view = deadLetterView(record);
+          if (view.errorClass === undefined && view.processor === undefined) withoutWeirHeaders++;
           if (!matchesDeadLetterFilter(view, filter)) continue;
           tally.add(view);
           listed.push(view);
@@ -87,6 +89,9 @@ export async function runInspect(topic: string, flags: InspectFlags, out: (text:
     const counts = tally.counts();
     const report: InspectReport = { topic, scanned, matched: counts.total, filter, records: listed, counts };
     out(flags.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, rangeSize(ranges)));
+    if (withoutWeirHeaders > 0) {
+      process.stderr.write(`weir: note: ${withoutWeirHeaders} of ${scanned} record(s) have no weir headers; is '${topic}' a dead-letter topic?\n`);
+    }
     return EXIT.ok;
   } catch (error) {
     reportError(error, verbose);

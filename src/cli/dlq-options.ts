@@ -87,6 +87,12 @@ export function parseTopicArgument(value: string): string {
   return value;
 }
 
+/** `--group <id>`: a non-empty consumer group id without control characters. */
+export function parseGroupId(value: string): string {
+  if (value.trim() === '' || /[\u0000-\u001f]/.test(value)) throw new InvalidArgumentError(`a consumer group id must be a non-empty name (got ${JSON.stringify(value)}).`);
+  return value;
+}
+
 /**
  * The Kafka bootstrap servers, exactly as `weir run` reads them: `--brokers`, else
  * `KAFKA_BROKERS`, else 127.0.0.1:9092.

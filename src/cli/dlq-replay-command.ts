@@ -132,7 +132,7 @@ export async function runReplay(dlqTopic: string, flags: ReplayFlags, out: (text
 
     const tally = new Tally();
     const pacer = new ReplayPacer(dryRun ? undefined : flags.rate, Date.now());
-    const progress = createReplayProgress({ label: dryRun ? `replay ${dlqTopic} (dry run)` : `replay ${dlqTopic}`, total });
+    const progress = createReplayProgress({ label: dryRun ? `replay ${dlqTopic} (dry run)` : `replay ${dlqTopic}`, total, dryRun });
     let stopping = false;
     const onSigint = (): void => {
       stopping = true;

@@ -8,6 +8,11 @@ import type { CompiledTopology } from '../topology/compiled-topology.js';
 
 let registered = false;
 
+/** What Node and tsx say when a topology file is loaded as CommonJS. */
+const MODULE_FORMAT = /require\(\) ES Module|ERR_REQUIRE_ESM|Cannot use import statement outside a module|No "exports" main defined/;
+const MODULE_HINT =
+  '. Topology files are ES modules (weir is ESM-only): name the file .mts, or set "type": "module" in the package.json of its folder';
+
 /**
  * Loads a topology file (`.ts`, `.mts`, `.js`, `.mjs`; TypeScript through tsx) and compiles
  * its default export.
@@ -29,7 +34,8 @@ export async function loadTopology(file: string, overrides: CompileOverrides = {
     module = (await import(pathToFileURL(path).href)) as { default?: unknown };
   } catch (cause) {
     const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-    throw new TopologyLoadError(file, `failed to load: ${reason}`, { cause });
+    const hint = MODULE_FORMAT.test(reason) ? MODULE_HINT : '';
+    throw new TopologyLoadError(file, `failed to load: ${hint ? reason.replace(/\.$/, '') : reason}${hint}`, { cause });
   }
   if (module.default === undefined) {
     throw new TopologyLoadError(file, 'has no default export: end it with `export default topology(...)...branch({...})`');

@@ -27,6 +27,8 @@ export interface ReplayProgressOptions {
   readonly stream?: NodeJS.WriteStream;
   /** Plain lines at most this often, ms (default 2 000). */
   readonly plainIntervalMs?: number;
+  /** A dry run: counts say "would replay". */
+  readonly dryRun?: boolean;
 }
 
 const payload = (c: ReplayCounts) => ({ replayed: c.replayed, refused: c.refused, skipped: c.skipped });
@@ -44,10 +46,11 @@ function formatEta(seconds: number): string {
  */
 export function createReplayProgress(options: ReplayProgressOptions): ReplayProgress {
   const stream = options.stream ?? process.stderr;
+  const replayed = options.dryRun ? 'would replay' : 'replayed';
   if (stream.isTTY === true) {
     const bar = new cliProgress.SingleBar(
       {
-        format: `${options.label} |{bar}| {percentage}% | {value}/{total} scanned | replayed {replayed} | refused {refused} | skipped {skipped} | ETA {eta_formatted}`,
+        format: `${options.label} |{bar}| {percentage}% | {value}/{total} scanned | ${replayed} {replayed} | refused {refused} | skipped {skipped} | ETA {eta_formatted}`,
         stream,
         hideCursor: true,
         etaBuffer: 50,
@@ -71,7 +74,7 @@ export function createReplayProgress(options: ReplayProgressOptions): ReplayProg
     const eta = c.scanned === 0 ? Number.NaN : (elapsed / c.scanned) * (options.total - c.scanned);
     const pct = options.total === 0 ? 100 : Math.floor((c.scanned / options.total) * 100);
     stream.write(
-      `${options.label}: ${c.scanned}/${options.total} scanned (${pct}%), replayed ${c.replayed}, refused ${c.refused}, skipped ${c.skipped}, ETA ${c.scanned >= options.total ? '0s' : formatEta(eta)}\n`,
+      `${options.label}: ${c.scanned}/${options.total} scanned (${pct}%), ${replayed} ${c.replayed}, refused ${c.refused}, skipped ${c.skipped}, ETA ${c.scanned >= options.total ? '0s' : formatEta(eta)}\n`,
     );
   };
   return {

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { Worker } from '../worker/worker.js';
 import { createLogger } from '../worker/logger.js';
-import { loadWorkerConfig } from '../worker/worker-config.js';
+import { CONFIG_SOURCES, loadWorkerConfig } from '../worker/worker-config.js';
+import { ConfigError } from '../errors.js';
 import { WorkerMetrics } from '../worker/worker-metrics.js';
 import { loadTopology } from './load-topology.js';
 import { EXIT, exitCodeOf, reportError } from './report-error.js';
@@ -35,6 +36,7 @@ export function addRunCommand(program: Command): void {
     .option('--metrics-port <port>', 'serve Prometheus metrics on /metrics [env WEIR_METRICS_PORT]')
     .option('--transaction-timeout-ms <ms>', 'exactly_once transaction.timeout.ms [env WEIR_TRANSACTION_TIMEOUT_MS, default 60000]')
     .option('--max-buffered-records <n>', 'records buffered per partition before fetching pauses [env WEIR_MAX_BUFFERED_RECORDS, default 2000]')
+    .option('--max-record-bytes <bytes>', "largest record weir writes; keep it at most the broker's message.max.bytes [env WEIR_MAX_RECORD_BYTES, default 1000000]")
     .option('--shutdown-timeout-ms <ms>', 'longest graceful shutdown [env WEIR_SHUTDOWN_TIMEOUT_MS, default 10000]')
     .option('--verbose', 'print stack traces of errors')
     .action(async (file: string, flags: RunFlags) => {
@@ -65,38 +67,54 @@ async function run(file: string, flags: RunFlags): Promise<number> {
   const metrics = new WorkerMetrics({ application_id: topology.applicationId });
   const worker = new Worker({ topology, config, logger, metrics });
 
-  let stopping: Promise<number> | undefined;
-  const shutdown = (signal: string): Promise<number> =>
-    (stopping ??= (async () => {
-      logger.info({ signal }, 'shutting down');
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs)));
-      const result = await Promise.race([worker.stop().then(() => 'stopped' as const), timeout]);
-      clearTimeout(timer);
-      await metrics.close();
-      if (result === 'timeout') {
-        logger.error({ shutdownTimeoutMs: config.shutdownTimeoutMs }, 'shutdown timed out; exiting without a clean commit');
-        return EXIT.failure;
-      }
-      return EXIT.ok;
-    })());
+  const shutdown = async (signal: string): Promise<number> => {
+    logger.info({ signal }, 'shutting down');
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs)));
+    const result = await Promise.race([worker.stop().then(() => 'stopped' as const), timeout]);
+    clearTimeout(timer);
+    await metrics.close();
+    if (result === 'timeout') {
+      logger.error({ shutdownTimeoutMs: config.shutdownTimeoutMs }, 'shutdown timed out; exiting without a clean commit');
+      return EXIT.failure;
+    }
+    return EXIT.ok;
+  };
 
-  const finished = new Promise<number>((resolve) => {
-    process.once('SIGINT', () => void shutdown('SIGINT').then(resolve));
-    process.once('SIGTERM', () => void shutdown('SIGTERM').then(resolve));
+  // The first SIGINT/SIGTERM shuts down gracefully (also while the worker is still starting);
+  // a second one exits at once, as in most servers.
+  const stopSignal = new Promise<string>((resolve) => {
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      if (++signals > 1) {
+        logger.warn({ signal }, 'second signal: exiting now, without a clean commit');
+        process.exit(EXIT.failure);
+      }
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   });
-  try {
+  const started = (async () => {
     if (config.metricsPort !== undefined) {
-      const port = await metrics.serve(config.metricsPort);
+      const port = await metrics.serve(config.metricsPort).catch((error: unknown) => {
+        throw new ConfigError(CONFIG_SOURCES.metricsPort.flag, `cannot listen on port ${config.metricsPort}: ${error instanceof Error ? error.message : String(error)}`);
+      });
       logger.info({ port }, `metrics on http://127.0.0.1:${port}/metrics`);
     }
     await worker.start();
-  } catch (error) {
-    logger.error({ err: error }, 'worker failed to start');
+  })().then(
+    () => ({ started: true as const }),
+    (error: unknown) => ({ error }),
+  );
+  const first = await Promise.race([started, stopSignal.then((signal) => ({ signal }))]);
+  if ('signal' in first) return shutdown(first.signal);
+  if ('error' in first) {
+    logger.error({ err: first.error }, 'worker failed to start');
     await Promise.race([worker.stop(), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs))]);
     await metrics.close();
-    reportError(error, verbose);
-    return exitCodeOf(error);
+    reportError(first.error, verbose);
+    return exitCodeOf(first.error);
   }
-  return finished;
+  return shutdown(await stopSignal);
 }

@@ -1,4 +1,4 @@
-import { errorClassOf } from '../retry/classify-error.js';
+import { errorClassOf, errorMessageOf } from '../retry/classify-error.js';
 import type { RecordHeaders } from '../record-types.js';
 import type { RecordOrigin } from './record-origin.js';
 import { WEIR_HEADERS, capUtf8, withoutWeirHeaders } from './weir-headers.js';
@@ -28,7 +28,7 @@ export function buildFailureHeaders(
   extra: Readonly<Record<string, string>> = {},
 ): RecordHeaders {
   const error = failure.error;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessageOf(error);
   const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : '';
   const headers: RecordHeaders = {
     ...withoutWeirHeaders(original),

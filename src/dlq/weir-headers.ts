@@ -23,6 +23,8 @@ export const WEIR_HEADERS = Object.freeze({
   replayCount: 'weir.replay.count',
   /** Dead-letter records only: the processor's `retry.maxReplays`, the limit `weir dlq replay` applies. */
   replayMax: 'weir.replay.max',
+  omitted: 'weir.omitted',
+  omittedBytes: 'weir.omitted.bytes',
 });
 
 /** Prefix of the headers that say where a record first came in (kept by `weir dlq replay`). */

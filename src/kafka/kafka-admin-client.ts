@@ -15,7 +15,8 @@ export class KafkaAdminClient implements OffsetReader {
   private readonly admin: Admin;
 
   constructor(kafka: Kafka) {
-    this.admin = kafka.admin();
+    // Fewer retries than the client's: an unreachable broker fails a start in seconds.
+    this.admin = kafka.admin({ retry: { retries: 4, initialRetryTime: 300, maxRetryTime: 3_000 } });
   }
 
   /** @throws the kafkajs error when no broker answers */

@@ -1,6 +1,9 @@
 import { Kafka, logLevel, type LogEntry, type RetryOptions } from 'kafkajs';
 import type { Logger } from 'pino';
 
+/** The kafkajs client, as the layers above `kafka/` name it (they never import kafkajs). */
+export type KafkaClient = Kafka;
+
 /** Options of {@link createKafka}. */
 export interface KafkaClientOptions {
   /** Bootstrap servers, `host:port`. */

@@ -1,4 +1,7 @@
+import { recordBytes } from '../record-size.js';
 import type { OutputRecord } from '../record-types.js';
+
+export { recordBytes };
 
 /**
  * Most bytes (estimated) one produce request carries. Kafka rejects a record batch larger
@@ -6,16 +9,6 @@ import type { OutputRecord } from '../record-types.js';
  * split batches, so weir keeps whole requests under half of that.
  */
 export const MAX_REQUEST_BYTES = 512 * 1024;
-
-/** Estimated wire size of a record, bytes (key, value, headers and per-record overhead). */
-export function recordBytes(record: OutputRecord): number {
-  let bytes = 32 + (record.key?.length ?? 0) + (record.value?.length ?? 0);
-  for (const [name, value] of Object.entries(record.headers)) {
-    const values = Array.isArray(value) ? value : [value];
-    for (const v of values) if (v !== undefined) bytes += name.length + 4 + (typeof v === 'string' ? Buffer.byteLength(v) : v.length);
-  }
-  return bytes;
-}
 
 /**
  * Splits records, in order, into chunks of at most `maxBytes` (a record larger than that

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { arbitraries, propertyRuns } from '../testing/index.js';
 import { backoffDelayBounds, computeBackoffDelay } from './backoff.js';
-import { baseDelayMs, resolveRetryPolicy, type Backoff } from './retry-policy.js';
+import { baseDelayMs, resolveRetryPolicy, type Backoff } from '../topology/retry-policy.js';
 
 const RUNS = propertyRuns();
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { backoffDelayBounds, computeBackoffDelay } from './backoff.js';
-import { resolveRetryPolicy, tierIndexForRetry, type Backoff, type RetryPolicy } from './retry-policy.js';
+import { resolveRetryPolicy, tierIndexForRetry, type Backoff, type RetryPolicy } from '../topology/retry-policy.js';
 
 const backoff = (b: Partial<Backoff>): Backoff => ({ initialMs: 100, multiplier: 2, maxMs: 1000, jitter: 'none', ...b });
 

@@ -1,5 +1,5 @@
 import type { Jitter } from '../dsl/process-options.js';
-import { baseDelayMs, type Backoff } from './retry-policy.js';
+import { baseDelayMs, type Backoff } from '../topology/retry-policy.js';
 
 /** A source of uniform random numbers in [0, 1), injected so tests are deterministic. */
 export type Random = () => number;

@@ -37,7 +37,7 @@ export function classifyError(
     if (result === 'retry' || result === 'dlq') return { classification: result };
     return { classification: 'dlq', hookError: `classify returned ${JSON.stringify(result)}, expected 'retry' or 'dlq'` };
   } catch (hookFailure) {
-    const message = hookFailure instanceof Error ? hookFailure.message : String(hookFailure);
+    const message = errorMessageOf(hookFailure);
     return { classification: 'dlq', hookError: `classify threw: ${message}` };
   }
 }
@@ -48,6 +48,24 @@ export function classifyError(
  */
 export function errorClassOf(error: unknown): string {
   if (error instanceof Error) return error.name && error.name !== 'Error' ? error.name : error.constructor?.name ?? 'Error';
-  if (typeof error === 'object' && error !== null) return (error as { constructor?: { name?: string } }).constructor?.name ?? 'Object';
+  if (error === null) return 'null';
+  if (typeof error === 'object') return (error as { constructor?: { name?: string } }).constructor?.name ?? 'Object';
   return typeof error;
+}
+
+/**
+ * The message weir records in `weir.error.message`: an Error's message, a thrown string as it
+ * is, anything else as JSON (or its string form when it cannot be JSON, e.g. circular).
+ */
+export function errorMessageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  if (typeof error === 'object' && error !== null) {
+    try {
+      return JSON.stringify(error);
+    } catch {
+      return Object.prototype.toString.call(error);
+    }
+  }
+  return String(error);
 }

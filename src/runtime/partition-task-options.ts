@@ -24,4 +24,6 @@ export interface PartitionTaskOptions {
   readonly listener?: TaskListener;
   /** Records processed per `poll()` before it yields; default 500. */
   readonly maxPollRecords?: number;
+  /** Largest record, bytes (estimated): larger outputs dead-letter their input; default 1 000 000. */
+  readonly maxRecordBytes?: number;
 }

@@ -26,6 +26,8 @@ export interface TaskHarnessOptions {
   readonly guarantee?: ProcessingGuarantee;
   /** Partitions of `in`; default 1. */
   readonly partitions?: number;
+  /** The tasks' record size limit, bytes. */
+  readonly maxRecordBytes?: number;
 }
 
 /** One record to produce; an object value is sent as JSON, a string as it is. */
@@ -37,7 +39,7 @@ export interface HarnessRecord {
 }
 
 /** Builds the topology, its topics, a dedup store and the listeners' logs. */
-export function taskHarness({ fn, options = {}, guarantee = 'at_least_once', partitions = 1 }: TaskHarnessOptions) {
+export function taskHarness({ fn, options = {}, guarantee = 'at_least_once', partitions = 1, maxRecordBytes }: TaskHarnessOptions) {
   const clock = new ManualClock();
   const kafka = new InMemoryKafka(clock);
   const compiled = compile(
@@ -50,6 +52,7 @@ export function taskHarness({ fn, options = {}, guarantee = 'at_least_once', par
   const events: RecordEvent[] = [];
   const portErrors: PortErrorEvent[] = [];
   const skipped: number[] = [];
+  const warnings: string[] = [];
 
   const makeTask = (topic = 'in', partition = 0, dedupStore: DedupStore = store): PartitionTask =>
     new PartitionTask({
@@ -64,7 +67,9 @@ export function taskHarness({ fn, options = {}, guarantee = 'at_least_once', par
           ? { guarantee, producer: kafka.producer(), committer: kafka.committer(APP) }
           : { guarantee, transactions: kafka.transactionalProducer(`${APP}-${topic}-${partition}`), offsets: kafka.offsetReader() },
       dedupStore,
+      ...(maxRecordBytes !== undefined ? { maxRecordBytes } : {}),
       listener: {
+        onWarning: (e) => warnings.push(e.message),
         onRecord: (e) => events.push(e),
         onPortError: (e) => portErrors.push(e),
         onDedupSkipped: (e) => skipped.push(e.records),
@@ -109,5 +114,5 @@ export function taskHarness({ fn, options = {}, guarantee = 'at_least_once', par
   /** A topic's values, parsed as JSON. */
   const values = (topic: string): unknown[] => kafka.readAll(topic).map((r) => (r.value === null ? null : JSON.parse(r.value.toString())));
 
-  return { clock, kafka, compiled, tiers, store, events, portErrors, skipped, makeTask, send, drive, runAll, values };
+  return { clock, kafka, compiled, tiers, store, events, portErrors, skipped, warnings, makeTask, send, drive, runAll, values };
 }

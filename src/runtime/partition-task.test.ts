@@ -11,8 +11,8 @@ import { compile } from '../topology/compile.js';
 import { PartitionTask } from './partition-task.js';
 import { APP, taskHarness } from './partition-task.test-support.js';
 
-function setup(fn: ProcessorFn<string | null, any, any>, options: ProcessOptions = {}, guarantee: ProcessingGuarantee = 'at_least_once') {
-  const h = taskHarness({ fn, options, guarantee });
+function setup(fn: ProcessorFn<string | null, any, any>, options: ProcessOptions = {}, guarantee: ProcessingGuarantee = 'at_least_once', maxRecordBytes?: number) {
+  const h = taskHarness({ fn, options, guarantee, ...(maxRecordBytes !== undefined ? { maxRecordBytes } : {}) });
   const produce = (values: unknown[], key = (i: number) => `k${i}`) => h.send(values.map((value, i) => ({ value, key: key(i), headers: { trace: 't' + i } })));
   /** Feeds everything readable and polls until the task is idle, moving the clock as asked. */
   const drive = async (task: PartitionTask) => {
@@ -123,6 +123,66 @@ describe('PartitionTask (at_least_once)', () => {
     expect(h.values('out')).toEqual([{ id: 'x' }, { id: 'y' }, { id: 'z' }]);
     expect(h.events.filter((e) => e.outcome === 'duplicate').map((e) => e.offset)).toEqual([2, 3]);
     expect(h.kafka.committedOffset(APP, 'in', 0)).toBe(5);
+  });
+});
+
+describe('PartitionTask (what user code can do wrong)', () => {
+  it('dead-letters a record whose processor forwards something that is not { value }', async () => {
+    const h = setup((r, ctx) => {
+      ctx.forward((r.value as { bad?: boolean }).bad ? (undefined as never) : { value: 1 });
+    });
+    await h.produce([{ bad: true }, { ok: true }]);
+    expect(await h.drive(h.makeTask())).toEqual({ kind: 'idle' });
+    const [dead] = h.kafka.readAll('dlq');
+    expect(headerString(dead!.headers, WEIR_HEADERS.errorClass)).toBe('TypeError');
+    expect(headerString(dead!.headers, WEIR_HEADERS.errorMessage)).toContain('ctx.forward() takes { value, key?, headers? }');
+    expect(h.values('out')).toEqual([1]);
+  });
+
+  it('drops and reports a forward() made after the attempt ended, instead of throwing into the timer', async () => {
+    let late: (() => void) | undefined;
+    const h = setup((r, ctx) => {
+      late = () => ctx.forward({ value: 'late' });
+      return r.value;
+    });
+    await h.produce([{ a: 1 }]);
+    await h.drive(h.makeTask());
+    expect(() => late!()).not.toThrow();
+    expect(h.warnings).toEqual([expect.stringContaining("called ctx.forward() after its attempt ended")]);
+    expect(h.values('out')).toEqual([{ a: 1 }]);
+  });
+
+  it('dead-letters an input whose output is over the record size limit, and omits what does not fit in its DLQ copy', async () => {
+    const h = setup((r) => ({ big: 'x'.repeat((r.value as { n: number }).n) }), {}, 'at_least_once', 10_000);
+    await h.produce([{ n: 100 }, { n: 20_000 }, { n: 200 }]);
+    await h.produce(['y'.repeat(30_000)]);
+    await h.drive(h.makeTask());
+    expect(h.values('out').map((v) => (v as { big: string }).big.length)).toEqual([100, 200]);
+    const dead = h.kafka.readAll('dlq');
+    expect(dead.map((d) => headerString(d.headers, WEIR_HEADERS.errorClass))).toEqual(['RecordTooLargeError', 'DeserializationError']);
+    expect(headerString(dead[0]!.headers, WEIR_HEADERS.errorMessage)).toMatch(/the output to 'out' is \d+ bytes, over the record size limit of 10000 bytes/);
+    expect(dead[0]!.value!.toString()).toBe('{"n":20000}');
+    expect(dead[1]!.value).toBeNull();
+    expect(headerString(dead[1]!.headers, WEIR_HEADERS.omitted)).toBe('value');
+    expect(Number(headerString(dead[1]!.headers, WEIR_HEADERS.omittedBytes))).toBeGreaterThan(30_000);
+    expect(headerString(dead[1]!.headers, WEIR_HEADERS.originalOffset)).toBe('3');
+    expect(h.kafka.committedOffset(APP, 'in', 0)).toBe(4);
+  });
+
+  it.each([
+    [null, 'null', 'null'],
+    [undefined, 'undefined', 'undefined'],
+    ['plain text', 'string', 'plain text'],
+    [{ code: 42 }, 'Object', '{"code":42}'],
+  ])('records what a processor threw that is not an Error: %j', async (thrown, cls, message) => {
+    const h = setup(() => {
+      throw thrown;
+    }, { retry: { maxAttempts: 1 } });
+    await h.produce([{ a: 1 }]);
+    await h.drive(h.makeTask());
+    const [dead] = h.kafka.readAll('dlq');
+    expect(headerString(dead!.headers, WEIR_HEADERS.errorClass)).toBe(cls);
+    expect(headerString(dead!.headers, WEIR_HEADERS.errorMessage)).toBe(message);
   });
 });
 

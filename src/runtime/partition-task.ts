@@ -1,5 +1,7 @@
 import { WEIR_HEADERS, headerNumber } from '../dlq/weir-headers.js';
 import type { Random } from '../retry/backoff.js';
+import { DEFAULT_MAX_RECORD_BYTES } from '../record-size.js';
+import { errorMessageOf } from '../retry/classify-error.js';
 import type { InputRecord } from '../record-types.js';
 import { routeOf, type DedupPolicy, type RetryTier, type Subtopology } from '../topology/compiled-topology.js';
 import { AtLeastOnceWriter } from './at-least-once-writer.js';
@@ -213,12 +215,28 @@ export class PartitionTask {
   private async process(slot: Slot, now: number): Promise<number | undefined> {
     const prepared = slot.prepared!;
     const history = this.blocked?.offset === slot.raw.offset ? this.blocked.history : historyFromHeaders(slot.raw, this.tier !== null);
-    const outcome = await runAttempt({ applicationId: this.options.topology.applicationId, sub: this.sub, prepared, history, now, random: this.random });
+    const outcome = await runAttempt({
+      applicationId: this.options.topology.applicationId,
+      sub: this.sub,
+      prepared,
+      history,
+      now,
+      random: this.random,
+      maxRecordBytes: this.options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES,
+      onLateForward: () =>
+        this.options.listener?.onWarning?.({
+          task: this.id,
+          topic: slot.raw.topic,
+          partition: slot.raw.partition,
+          offset: slot.raw.offset,
+          message: `processor '${this.sub.processor.name}' called ctx.forward() after its attempt ended; the output was dropped (await what forwards before returning)`,
+        }),
+    });
     const attempt = prepared.record === undefined ? history.attempts : history.attempts + 1;
     if (outcome.kind === 'retry' && outcome.output === undefined) {
       const dueAt = now + outcome.delayMs;
       this.blocked = { offset: slot.raw.offset, history: { ...history, attempts: attempt, firstFailureMs: history.firstFailureMs ?? now }, dueAt };
-      this.report(slot.raw, 'retry', attempt, now, { errorClass: outcome.errorClass, delayMs: outcome.delayMs });
+      this.report(slot.raw, 'retry', attempt, now, { errorClass: outcome.errorClass, errorMessage: errorMessageOf(outcome.error), delayMs: outcome.delayMs });
       return dueAt;
     }
     this.blocked = null;
@@ -227,7 +245,7 @@ export class PartitionTask {
       this.report(slot.raw, 'success', attempt, now, { outputs: outcome.outputs.length });
     } else {
       this.unit.add([outcome.output!], prepared.dedupKey);
-      this.report(slot.raw, outcome.kind, attempt, now, { errorClass: outcome.errorClass, ...(outcome.kind === 'retry' ? { delayMs: outcome.delayMs } : {}) });
+      this.report(slot.raw, outcome.kind, attempt, now, { errorClass: outcome.errorClass, errorMessage: errorMessageOf(outcome.error), ...(outcome.kind === 'retry' ? { delayMs: outcome.delayMs } : {}) });
     }
     return undefined;
   }
@@ -324,7 +342,7 @@ export class PartitionTask {
     if (to === 'closed' || to === 'fenced') this.options.listener?.onClosed?.({ task: this.id, state: to });
   }
 
-  private report(raw: InputRecord, outcome: 'success' | 'retry' | 'dead-letter' | 'duplicate', attempt: number, atMs: number, extra: { errorClass?: string; delayMs?: number; outputs?: number } = {}): void {
+  private report(raw: InputRecord, outcome: 'success' | 'retry' | 'dead-letter' | 'duplicate', attempt: number, atMs: number, extra: { errorClass?: string; errorMessage?: string; delayMs?: number; outputs?: number } = {}): void {
     this.options.listener?.onRecord?.({ task: this.id, topic: raw.topic, partition: raw.partition, offset: raw.offset, outcome, attempt, atMs, ...extra });
   }
 }

@@ -2,10 +2,12 @@ import { buildDeadLetterRecord } from '../dlq/dead-letter-record.js';
 import type { FailureInfo } from '../dlq/failure-headers.js';
 import { recordOrigin } from '../dlq/record-origin.js';
 import type { ProcessorContext, ProcessorOutput, ProcessorRecord } from '../dsl/processor.js';
-import { LoopGuardError } from '../errors.js';
+import { fitDeadLetter } from '../dlq/fit-dead-letter.js';
+import { LoopGuardError, RecordTooLargeError } from '../errors.js';
+import { recordBytes } from '../record-size.js';
 import { computeBackoffDelay, type Random } from '../retry/backoff.js';
-import { classifyError, errorClassOf } from '../retry/classify-error.js';
-import { tierIndexForRetry } from '../retry/retry-policy.js';
+import { classifyError, errorClassOf, errorMessageOf } from '../retry/classify-error.js';
+import { tierIndexForRetry } from '../topology/retry-policy.js';
 import { buildRetryTierRecord } from '../retry/retry-tier-record.js';
 import type { Subtopology } from '../topology/compiled-topology.js';
 import type { PreparedRecord } from './prepared-record.js';
@@ -22,6 +24,10 @@ export interface AttemptInput {
   readonly history: RetryHistory;
   readonly now: number;
   readonly random: Random;
+  /** Largest record, bytes (`recordBytes` estimate): larger outputs dead-letter the input. */
+  readonly maxRecordBytes: number;
+  /** The processor called `ctx.forward()` after its attempt ended (the output is dropped). */
+  readonly onLateForward?: () => void;
 }
 
 function failureInfo(input: AttemptInput, attempts: number, error: unknown): FailureInfo {
@@ -37,9 +43,10 @@ function failureInfo(input: AttemptInput, attempts: number, error: unknown): Fai
 }
 
 function deadLetter(input: AttemptInput, attempts: number, error: unknown): RecordOutcome {
+  const output = buildDeadLetterRecord(input.prepared.raw, input.sub.deadLetter.topic, failureInfo(input, attempts, error), input.sub.processor.retry.maxReplays);
   return {
     kind: 'dead-letter',
-    output: buildDeadLetterRecord(input.prepared.raw, input.sub.deadLetter.topic, failureInfo(input, attempts, error), input.sub.processor.retry.maxReplays),
+    output: fitDeadLetter(output, input.maxRecordBytes),
     errorClass: errorClassOf(error),
     error,
   };
@@ -53,19 +60,22 @@ function retryLater(input: AttemptInput, attempt: number, error: unknown): Recor
   }
   const hops = input.history.hops + 1;
   if (hops > policy.maxHops) {
-    return deadLetter(input, attempt, new LoopGuardError(`record exceeded the hop limit (${policy.maxHops}) after: ${error instanceof Error ? error.message : String(error)}`));
+    return deadLetter(input, attempt, new LoopGuardError(`record exceeded the hop limit (${policy.maxHops}) after: ${errorMessageOf(error)}`));
   }
   const tier = input.sub.retryTiers.get(tierIndexForRetry(policy, retryIndex))!;
   const delayMs = policy.explicitTiers ? tier.delayMs : computeBackoffDelay(policy.backoff, retryIndex, input.random);
   const output = buildRetryTierRecord(input.prepared.raw, tier.topic, failureInfo(input, attempt, error), input.now + delayMs, hops);
+  const bytes = recordBytes(output);
+  if (bytes > input.maxRecordBytes) return deadLetter(input, attempt, new RecordTooLargeError(`the retry copy for '${tier.topic}'`, bytes, input.maxRecordBytes));
   return { kind: 'retry', delayMs, errorClass: errorClassOf(error), error, output };
 }
 
 /**
  * Runs one processing attempt of one record and returns its outcome as a value: success
  * (routed, serialized outputs), retry (blocking delay, or the retry-tier copy), or
- * dead-letter (the DLQ copy). Never throws: processor errors, serde errors and failing
- * predicates all become outcomes.
+ * dead-letter (the DLQ copy). Never throws: processor errors, serde errors, failing
+ * predicates and outputs over the record size limit all become outcomes, and a dead-letter
+ * copy too large for the broker leaves out what it must (see `fitDeadLetter`).
  */
 export async function runAttempt(input: AttemptInput): Promise<RecordOutcome> {
   const { sub, prepared, history } = input;
@@ -86,7 +96,14 @@ export async function runAttempt(input: AttemptInput): Promise<RecordOutcome> {
     originalPartition: origin.partition,
     originalOffset: origin.offset,
     forward(output) {
-      if (!open) throw new Error(`processor '${processor.name}' called forward() after its attempt ended`);
+      if (!open) {
+        // Throwing here would throw into the user's timer or callback, outside any attempt.
+        input.onLateForward?.();
+        return;
+      }
+      if (typeof output !== 'object' || output === null || !('value' in output)) {
+        throw new TypeError(`ctx.forward() takes { value, key?, headers? } (got ${output === null ? 'null' : typeof output === 'object' ? 'an object without value' : typeof output})`);
+      }
       outputs.push(output);
     },
   };
@@ -102,14 +119,23 @@ export async function runAttempt(input: AttemptInput): Promise<RecordOutcome> {
   }
 
   if (failure === undefined) {
-    const routed = routeOutputs(sub, prepared.raw, record, outputs);
+    let routed: ReturnType<typeof routeOutputs>;
+    try {
+      routed = routeOutputs(sub, prepared.raw, record, outputs);
+    } catch (error) {
+      routed = { error };
+    }
     if (!Array.isArray(routed)) return deadLetter(input, attempt, routed.error);
+    for (const output of routed) {
+      const bytes = recordBytes(output);
+      if (bytes > input.maxRecordBytes) return deadLetter(input, attempt, new RecordTooLargeError(`the output to '${output.topic}'`, bytes, input.maxRecordBytes));
+    }
     return { kind: 'success', outputs: routed };
   }
 
   const { classification, hookError } = classifyError(failure.error, record, processor.classify ?? undefined);
   if (hookError !== undefined) {
-    const reason = failure.error instanceof Error ? failure.error.message : String(failure.error);
+    const reason = errorMessageOf(failure.error);
     const hookFailure = new Error(`${hookError}; the processor failed with: ${reason}`, { cause: failure.error });
     hookFailure.name = 'ClassifyHookError';
     return deadLetter(input, attempt, hookFailure);

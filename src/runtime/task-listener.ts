@@ -13,6 +13,8 @@ export interface RecordEvent {
   readonly attempt: number;
   /** Failures: the error class recorded in `weir.error.class`. */
   readonly errorClass?: string;
+  /** Failures: the error message recorded in `weir.error.message`. */
+  readonly errorMessage?: string;
   /** Retries: the backoff delay chosen, ms. */
   readonly delayMs?: number;
   /** Success: how many outputs went to sinks. */
@@ -52,4 +54,6 @@ export interface TaskListener {
   /** Dedup was skipped for records because the store failed under `onStoreError: 'skip-dedup'`. */
   onDedupSkipped?(event: { readonly task: string; readonly records: number; readonly error: unknown }): void;
   onClosed?(event: { readonly task: string; readonly state: 'closed' | 'fenced' }): void;
+  /** Something in the user's code that weir worked around, e.g. `ctx.forward()` after the attempt ended. */
+  onWarning?(event: { readonly task: string; readonly topic: string; readonly partition: number; readonly offset: number; readonly message: string }): void;
 }

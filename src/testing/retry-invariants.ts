@@ -1,6 +1,6 @@
 import { ERROR_TEXT_CAP_BYTES, WEIR_HEADERS, WEIR_HEADER_PREFIX, headerNumber } from '../dlq/weir-headers.js';
 import { backoffDelayBounds } from '../retry/backoff.js';
-import { tierIndexForRetry, type RetryPolicy } from '../retry/retry-policy.js';
+import { tierIndexForRetry, type RetryPolicy } from '../topology/retry-policy.js';
 import { RETRY_PATH_KEEP } from '../retry/retry-tier-record.js';
 import { describeEvent, RunIndex } from './input-outcomes.js';
 import { ProblemList } from './invariant-violation.js';

@@ -1,10 +1,11 @@
+import { showValue } from './show-value.js';
 import { List } from 'immutable';
 import type { DedupOptions, ProcessOptions } from '../dsl/process-options.js';
 import { describeSerdeSpec, resolveSerde, type Serde } from '../dsl/serdes.js';
 import { isSinkSpec, type SinkSpec } from '../dsl/sink.js';
 import type { BranchSpec, SubtopologyDefinition } from '../dsl/topology-builder.js';
 import { TopologyError } from '../errors.js';
-import { resolveRetryPolicy, type RetryPolicy } from '../retry/retry-policy.js';
+import { resolveRetryPolicy, type RetryPolicy } from './retry-policy.js';
 import {
   makeDeadLetterNode,
   makeProcessorNode,
@@ -17,6 +18,7 @@ import {
   type Subtopology,
 } from './compiled-topology.js';
 import { defaultDeadLetterTopic, nodeNameProblem, retryTierTopic, topicNameProblem } from './topic-names.js';
+import { unknownKeysProblem } from './unknown-keys.js';
 
 /** Registers a node name; throws a TopologyError naming it when it is taken. */
 export type ClaimNodeName = (name: string) => void;
@@ -33,22 +35,21 @@ function serdeOrThrow(node: string, field: string, spec: unknown, fallback: Serd
 function partitionsOrThrow(node: string, value: unknown): number | null {
   if (value === undefined) return null;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new TopologyError(node, `partitions must be an integer ≥ 1 (got ${String(value)})`);
+    throw new TopologyError(node, `partitions must be an integer ≥ 1 (got ${showValue(value)})`);
   }
   return value;
 }
 
 function toSinkSpec(node: string, value: unknown, what: string): SinkSpec {
   if (typeof value === 'string') return { topic: value } as SinkSpec;
-  if (isSinkSpec(value)) return value;
-  throw new TopologyError(node, `${what} must be sink('topic') or a topic name (got ${describeValue(value)})`);
+  if (isSinkSpec(value)) {
+    const unknown = unknownKeysProblem(value, ['topic', 'name', 'key', 'value', 'partitions'], `sink('${value.topic}')`);
+    if (unknown !== undefined) throw new TopologyError(node, unknown);
+    return value;
+  }
+  throw new TopologyError(node, `${what} must be sink('topic') or a topic name (got ${showValue(value)})`);
 }
 
-function describeValue(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
-}
 
 function resolveDedup(node: string, options: DedupOptions | undefined): DedupPolicy | null {
   if (options === undefined) return null;
@@ -56,14 +57,16 @@ function resolveDedup(node: string, options: DedupOptions | undefined): DedupPol
     throw new TopologyError(node, `dedup.${problem}`);
   };
   if (typeof options !== 'object' || options === null) fail(' must be an object { key, ttlMs }');
+  const unknown = unknownKeysProblem(options, ['key', 'ttlMs', 'store', 'claimTtlMs', 'onStoreError'], 'dedup');
+  if (unknown !== undefined) throw new TopologyError(node, unknown);
   if (typeof options.key !== 'function') fail('key must be a function (record) => string');
-  if (typeof options.ttlMs !== 'number' || !Number.isFinite(options.ttlMs) || options.ttlMs <= 0) fail(`ttlMs must be a number of ms > 0 (got ${String(options.ttlMs)})`);
+  if (typeof options.ttlMs !== 'number' || !Number.isFinite(options.ttlMs) || options.ttlMs <= 0) fail(`ttlMs must be a number of ms > 0 (got ${showValue(options.ttlMs)})`);
   const store = options.store ?? 'redis';
-  if (store !== 'redis' && store !== 'memory') fail(`store must be 'redis' or 'memory' (got ${String(store)})`);
+  if (store !== 'redis' && store !== 'memory') fail(`store must be 'redis' or 'memory' (got ${showValue(store)})`);
   const claimTtlMs = options.claimTtlMs ?? 60_000;
-  if (typeof claimTtlMs !== 'number' || !Number.isFinite(claimTtlMs) || claimTtlMs <= 0) fail(`claimTtlMs must be a number of ms > 0 (got ${String(claimTtlMs)})`);
+  if (typeof claimTtlMs !== 'number' || !Number.isFinite(claimTtlMs) || claimTtlMs <= 0) fail(`claimTtlMs must be a number of ms > 0 (got ${showValue(claimTtlMs)})`);
   const onStoreError = options.onStoreError ?? 'fail';
-  if (onStoreError !== 'fail' && onStoreError !== 'skip-dedup') fail(`onStoreError must be 'fail' or 'skip-dedup' (got ${String(onStoreError)})`);
+  if (onStoreError !== 'fail' && onStoreError !== 'skip-dedup') fail(`onStoreError must be 'fail' or 'skip-dedup' (got ${showValue(onStoreError)})`);
   return Object.freeze({ key: options.key, ttlMs: options.ttlMs, store, claimTtlMs, onStoreError });
 }
 
@@ -82,6 +85,8 @@ function compileSuccessRoutes(
   routes.forEach((route: unknown, i: number) => {
     const where = routes.length > 1 ? `success route ${i + 1}` : 'success route';
     const isRoute = typeof route === 'object' && route !== null && !isSinkSpec(route) && 'to' in route;
+    const unknownRoute = isRoute ? unknownKeysProblem(route, ['when', 'to'], where) : undefined;
+    if (unknownRoute !== undefined) throw new TopologyError(processor, unknownRoute);
     const spec = toSinkSpec(processor, isRoute ? (route as { to: unknown }).to : route, where);
     const when = isRoute ? (route as { when?: unknown }).when : undefined;
     if (when !== undefined && typeof when !== 'function') throw new TopologyError(processor, `${where}: when must be a function (output) => boolean`);
@@ -132,6 +137,8 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
 
   const serdes = def.sourceSerdes;
   const split = typeof serdes === 'object' && serdes !== null && resolveSerde(serdes) === undefined && ('key' in serdes || 'value' in serdes);
+  const unknownSerdes = split ? unknownKeysProblem(serdes, ['key', 'value'], `the serdes of source '${topic}'`) : undefined;
+  if (unknownSerdes !== undefined) throw new TopologyError(sourceName as string, unknownSerdes);
   const keySerde = serdeOrThrow(sourceName as string, 'the key', split ? (serdes as { key?: unknown }).key : undefined, resolveSerde('string')!);
   const valueSerde = serdeOrThrow(sourceName as string, 'the value', split ? (serdes as { value?: unknown }).value : serdes, resolveSerde('json')!);
 
@@ -140,14 +147,18 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
   const nameProblem = nodeNameProblem('processor name', processor);
   if (nameProblem !== undefined) throw new TopologyError(typeof processor === 'string' ? processor : topic, nameProblem);
   const name = processor as string;
-  if (typeof def.processorFn !== 'function') throw new TopologyError(name, `processor must be a function (record, ctx) => output (got ${describeValue(def.processorFn)})`);
+  if (typeof def.processorFn !== 'function') throw new TopologyError(name, `processor must be a function (record, ctx) => output (got ${showValue(def.processorFn)})`);
   claim(name);
   const options = (def.processOptions ?? {}) as ProcessOptions;
   if (typeof options !== 'object') throw new TopologyError(name, 'process options must be an object');
+  const unknownOption = unknownKeysProblem(options, ['retry', 'classify', 'dedup'], 'the process options');
+  if (unknownOption !== undefined) throw new TopologyError(name, unknownOption);
   if (options.classify !== undefined && typeof options.classify !== 'function') throw new TopologyError(name, "classify must be a function (error, record) => 'retry' | 'dlq'");
   if (def.branch === undefined) throw new TopologyError(name, 'has no success route: add .branch({ success: sink(topic) })');
   const branch = def.branch as BranchSpec;
   if (typeof branch !== 'object' || branch === null) throw new TopologyError(name, 'branch() takes { success, retry, dlq }');
+  const unknownBranch = unknownKeysProblem(branch, ['success', 'retry', 'dlq'], 'branch()');
+  if (unknownBranch !== undefined) throw new TopologyError(name, unknownBranch);
 
   const retry = resolveRetry(name, options, branch);
   const sinks = compileSuccessRoutes(name, branch, { topic, keySerde, valueSerde }, claim);

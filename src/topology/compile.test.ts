@@ -136,6 +136,16 @@ describe('compile', () => {
       expect(e.message).toMatch(message);
     });
 
+    it('unknown option names (typos), instead of silently using defaults', () => {
+      expect(problemOf(one({ retyr: { maxAttempts: 5 } } as never)).message).toMatch(/node 'p': unknown option 'retyr' in the process options \(known: retry, classify, dedup\)/);
+      expect(problemOf(one({ retry: { maxAttempt: 5 } as never })).message).toMatch(/unknown option 'maxAttempt' in retry \(known: maxAttempts, backoff/);
+      expect(problemOf(one({ retry: { backoff: { initalMs: 5 } as never } })).message).toMatch(/unknown option 'initalMs' in retry.backoff/);
+      expect(problemOf(one({ dedup: { key: () => 'k', ttlMs: 1, tll: 2 } as never })).message).toMatch(/unknown option 'tll' in dedup/);
+      expect(problemOf(one({}, { sucess: 'out' } as never)).message).toMatch(/unknown option 'sucess' in branch\(\)/);
+      expect(problemOf(one({}, { success: sink('out', { partitons: 3 } as never) })).message).toMatch(/unknown option 'partitons' in sink\('out'\)/);
+      expect(problemOf(topology({ applicationId: 'a', guarantee: 'exactly_once' } as never).source('in').process('p', fn).branch({ success: 'out' })).message).toMatch(/unknown option 'guarantee' in topology\(\)/);
+    });
+
     it('a retry policy given twice', () => {
       expect(problemOf(one({ retry: { maxAttempts: 2 } }, { success: 'out', retry: { maxAttempts: 3 } })).message).toMatch(/retry policy given twice/);
     });

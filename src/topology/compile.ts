@@ -1,9 +1,11 @@
+import { showValue } from './show-value.js';
 import { List, Map as ImmutableMap } from 'immutable';
 import { topologyDefinitionOf, type ProcessingGuarantee } from '../dsl/topology-builder.js';
 import { TopologyError } from '../errors.js';
 import { compileSubtopology } from './compile-subtopology.js';
 import { makeCompiledTopology, makeTopicRoute, type CompiledTopology, type Subtopology, type TopicRoute } from './compiled-topology.js';
 import { nodeNameProblem } from './topic-names.js';
+import { unknownKeysProblem } from './unknown-keys.js';
 
 /** Settings that override the topology file's (from `weir run` flags). */
 export interface CompileOverrides {
@@ -23,17 +25,19 @@ const GUARANTEES: readonly ProcessingGuarantee[] = ['at_least_once', 'exactly_on
 
 function resolveOptions(raw: unknown, overrides: CompileOverrides): { applicationId: string; processingGuarantee: ProcessingGuarantee; commitIntervalMs: number } {
   const options = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const unknown = unknownKeysProblem(options, ['applicationId', 'processingGuarantee', 'commitIntervalMs'], 'topology()');
+  if (unknown !== undefined) throw new TopologyError(undefined, unknown);
   const applicationId = overrides.applicationId ?? options.applicationId;
   const idProblem = nodeNameProblem('application.id', applicationId);
   if (idProblem !== undefined) throw new TopologyError(undefined, idProblem);
   const processingGuarantee = overrides.processingGuarantee ?? options.processingGuarantee ?? 'at_least_once';
   if (!GUARANTEES.includes(processingGuarantee as ProcessingGuarantee)) {
-    throw new TopologyError(undefined, `processingGuarantee must be 'at_least_once' or 'exactly_once' (got ${String(processingGuarantee)})`);
+    throw new TopologyError(undefined, `processingGuarantee must be 'at_least_once' or 'exactly_once' (got ${showValue(processingGuarantee)})`);
   }
   const guarantee = processingGuarantee as ProcessingGuarantee;
   const commitIntervalMs = overrides.commitIntervalMs ?? options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS[guarantee];
   if (typeof commitIntervalMs !== 'number' || !Number.isInteger(commitIntervalMs) || commitIntervalMs < 1) {
-    throw new TopologyError(undefined, `commitIntervalMs must be an integer number of ms ≥ 1 (got ${String(commitIntervalMs)})`);
+    throw new TopologyError(undefined, `commitIntervalMs must be an integer number of ms ≥ 1 (got ${showValue(commitIntervalMs)})`);
   }
   return { applicationId: applicationId as string, processingGuarantee: guarantee, commitIntervalMs };
 }

@@ -1,6 +1,6 @@
-import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import type { KafkaAdminClient } from '../kafka/kafka-admin-client.js';
+import type { KafkaClient } from '../kafka/kafka-client.js';
 import type { TopicPartition } from '../kafka/group-consumer.js';
 import type { KafkajsRecordProducer } from '../kafka/kafkajs-record-producer.js';
 import { KafkajsTransactionalProducer } from '../kafka/kafkajs-transactional-producer.js';
@@ -15,7 +15,7 @@ import type { WorkerConfig } from './worker-config.js';
 /** What the factory needs from the worker. */
 export interface TaskFactoryOptions {
   readonly topology: CompiledTopology;
-  readonly kafka: Kafka;
+  readonly kafka: KafkaClient;
   readonly admin: KafkaAdminClient;
   /** at_least_once: the shared idempotent producer. */
   readonly producer: KafkajsRecordProducer | undefined;
@@ -91,6 +91,7 @@ export class TaskFactory {
         output,
         clock: this.options.clock ?? systemClock,
         listener: this.options.listener,
+        maxRecordBytes: config.maxRecordBytes,
         ...(dedupStore ? { dedupStore } : {}),
       });
       if (producer) this.producers.add(producer);

@@ -17,22 +17,32 @@ export function combineTaskListeners(...listeners: readonly TaskListener[]): Tas
     onPortError: each('onPortError'),
     onDedupSkipped: each('onDedupSkipped'),
     onClosed: each('onClosed'),
+    onWarning: each('onWarning'),
   };
 }
 
 /**
- * A task listener that logs the events an operator must see: failed port calls (Kafka
+ * A task listener that logs the events an operator must see: dead-lettered records (`warn`,
+ * with the offset, attempts and error), retries (`debug`), failed port calls (Kafka
  * produce/commit/transaction, the dedup store), each retried with backoff (`warn`), and
  * records processed without dedup because the dedup store failed under
  * `onStoreError: 'skip-dedup'` (`warn`). Counting is the metrics listener's job.
  */
 export function taskLogListener(logger: Logger): TaskListener {
   return {
+    onRecord: (e) => {
+      if (e.outcome === 'dead-letter') {
+        logger.warn({ task: e.task, offset: e.offset, attempt: e.attempt, errorClass: e.errorClass, error: e.errorMessage }, 'record dead-lettered');
+      } else if (e.outcome === 'retry' && logger.isLevelEnabled('debug')) {
+        logger.debug({ task: e.task, offset: e.offset, attempt: e.attempt, delayMs: e.delayMs, errorClass: e.errorClass, error: e.errorMessage }, 'record failed; retrying');
+      }
+    },
     onPortError: (e) =>
       logger.warn(
         { task: e.task, port: e.port, err: e.error, retryInMs: e.retryInMs },
         e.port === 'dedup' ? 'dedup store call failed' : `kafka ${e.port} failed; the task retries`,
       ),
+    onWarning: (e) => logger.warn({ task: e.task, offset: e.offset }, e.message),
     onDedupSkipped: (e) =>
       logger.warn({ task: e.task, records: e.records, err: e.error }, "dedup store failed: records processed without dedup (onStoreError: 'skip-dedup')"),
   };

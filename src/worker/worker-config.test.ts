@@ -33,6 +33,8 @@ describe('loadWorkerConfig', () => {
   it.each([
     [{}, { KAFKA_BROKERS: 'localhost' }, 'KAFKA_BROKERS', /host:port/],
     [{ brokers: ' , ' }, {}, '--brokers', /at least one broker/],
+    [{ brokers: '127.0.0.1:99999' }, {}, '--brokers', /at most 65535/],
+    [{ maxRecordBytes: '10' }, {}, '--max-record-bytes', /1024/],
     [{}, { REDIS_URL: 'http://x' }, 'REDIS_URL', /redis:\/\//],
     [{ logLevel: 'loud' }, {}, '--log-level', /"loud"/],
     [{}, { WEIR_SESSION_TIMEOUT_MS: '1000' }, 'WEIR_SESSION_TIMEOUT_MS', /6000/],

@@ -29,6 +29,8 @@ export interface WorkerConfig {
   readonly transactionTimeoutMs: number;
   /** Records buffered per partition before fetching pauses. */
   readonly maxBufferedRecords: number;
+  /** Largest record weir writes, bytes; at most the broker's `message.max.bytes`. */
+  readonly maxRecordBytes: number;
   /** How long shutdown may take before the worker exits anyway. */
   readonly shutdownTimeoutMs: number;
 }
@@ -50,6 +52,7 @@ export const CONFIG_SOURCES = {
   metricsPort: { flag: '--metrics-port', env: 'WEIR_METRICS_PORT' },
   transactionTimeoutMs: { flag: '--transaction-timeout-ms', env: 'WEIR_TRANSACTION_TIMEOUT_MS' },
   maxBufferedRecords: { flag: '--max-buffered-records', env: 'WEIR_MAX_BUFFERED_RECORDS' },
+  maxRecordBytes: { flag: '--max-record-bytes', env: 'WEIR_MAX_RECORD_BYTES' },
   shutdownTimeoutMs: { flag: '--shutdown-timeout-ms', env: 'WEIR_SHUTDOWN_TIMEOUT_MS' },
 } as const satisfies Record<keyof WorkerConfig, { flag: string; env: string }>;
 
@@ -62,7 +65,16 @@ const schema = z.object({
   brokers: z
     .string()
     .transform((s) => s.split(',').map((b) => b.trim()).filter((b) => b.length > 0))
-    .pipe(z.array(z.string().regex(hostPort, 'each broker must be host:port')).min(1, 'at least one broker is required')),
+    .pipe(
+      z
+        .array(
+          z
+            .string()
+            .regex(hostPort, 'each broker must be host:port')
+            .refine((b) => Number(b.slice(b.lastIndexOf(':') + 1)) <= 65_535, 'a port must be at most 65535'),
+        )
+        .min(1, 'at least one broker is required'),
+    ),
   redisUrl: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }),
   redisCluster: z
     .string()
@@ -80,6 +92,7 @@ const schema = z.object({
   metricsPort: int(0, 65_535).optional(),
   transactionTimeoutMs: int(1_000, 900_000),
   maxBufferedRecords: int(1, 1_000_000),
+  maxRecordBytes: int(1_024, 1_073_741_824),
   shutdownTimeoutMs: int(100, 600_000),
 });
 
@@ -90,6 +103,7 @@ const DEFAULTS: Partial<Record<Key, string>> = {
   sessionTimeoutMs: '30000',
   transactionTimeoutMs: '60000',
   maxBufferedRecords: '2000',
+  maxRecordBytes: '1000000',
   shutdownTimeoutMs: '10000',
 };
 

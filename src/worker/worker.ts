@@ -1,6 +1,5 @@
-import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { createKafka } from '../kafka/kafka-client.js';
+import { createKafka, type KafkaClient } from '../kafka/kafka-client.js';
 import { KafkaAdminClient } from '../kafka/kafka-admin-client.js';
 import { GroupConsumer, type TopicPartition } from '../kafka/group-consumer.js';
 import { KafkajsRecordProducer } from '../kafka/kafkajs-record-producer.js';
@@ -36,7 +35,7 @@ export interface WorkerOptions {
 export class Worker {
   readonly metrics: WorkerMetrics;
   private readonly logger: Logger;
-  private readonly kafka: Kafka;
+  private readonly kafka: KafkaClient;
   private readonly admin: KafkaAdminClient;
   private producer: KafkajsRecordProducer | undefined;
   private dedupStores: DedupStores | undefined;
@@ -72,11 +71,20 @@ export class Worker {
    */
   async start(): Promise<void> {
     const { topology, config } = this.options;
-    await this.admin.connect();
+    // stop() may come while starting (SIGTERM during a slow join): then start no further.
+    const stillStarting = (): void => {
+      if (this.stopping) throw new Error('the worker was stopped while it was starting');
+    };
+    await this.admin.connect().catch((error: unknown) => {
+      throw new Error(`cannot reach Kafka at ${config.brokers.join(',')} (set --brokers or KAFKA_BROKERS): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    });
+    stillStarting();
     await ensureTopics(topology, this.admin, this.logger, config.topicPartitions);
+    stillStarting();
     if (topology.processingGuarantee === 'at_least_once') {
       this.producer = new KafkajsRecordProducer(this.kafka);
       await this.producer.connect();
+      stillStarting();
     }
     this.dedupStores = createDedupStores(topology, config, this.options.clock);
     this.factory = new TaskFactory({
@@ -91,6 +99,7 @@ export class Worker {
       ...(this.options.clock ? { clock: this.options.clock } : {}),
     });
     await this.startConsumer();
+    stillStarting();
     this.logger.info({ guarantee: topology.processingGuarantee, topics: consumedTopics(topology) }, 'worker started');
   }
 
@@ -120,6 +129,7 @@ export class Worker {
       },
     );
     this.consumer = consumer;
+    this.logger.info({ groupId: topology.applicationId }, 'joining the consumer group');
     await consumer.start();
   }
 
@@ -212,7 +222,9 @@ export class Worker {
 
   private onCrash(error: unknown): void {
     if (this.stopping || this.restarting) return;
-    this.logger.error({ err: error }, 'kafka consumer crashed; closing tasks and rejoining the group');
+    // A retriable cause (e.g. a coordinator still loading on a fresh broker) is routine.
+    const routine = typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === true;
+    this.logger[routine ? 'warn' : 'error']({ err: error }, 'kafka consumer stopped; closing tasks and rejoining the group');
     this.restarting = (async () => {
       const runners = [...this.runners.values()];
       this.runners.clear();

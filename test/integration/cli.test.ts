@@ -90,7 +90,8 @@ export default topology('app').source('in').process('enrich', (r) => r.value, { 
     expect(mermaid.stdout).toContain('-->|dlq|');
     const bad = await weir(['describe', 'topologies/orders.ts', '--format', 'svg']);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--format must be one of text, json, mermaid');
+    expect(bad.stderr).toContain("invalid config '--format': must be one of text, json, mermaid");
+    expect(bad.stderr).not.toContain('--verbose');
   });
 
   it('exits 1 naming a missing source topic', async () => {
@@ -98,6 +99,29 @@ export default topology('app').source('in').process('enrich', (r) => r.value, { 
     const result = await weir(['run', file]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/source topic 'absent-[0-9a-f]+' does not exist/);
+  });
+
+  it('exits 1 naming the brokers when Kafka cannot be reached, within seconds', async () => {
+    const file = topologyFile('unreachable.ts', VALID('cli-unreachable', 'whatever'));
+    const began = Date.now();
+    const result = await weir(['run', file, '--brokers', '127.0.0.1:1']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('cannot reach Kafka at 127.0.0.1:1');
+    expect(Date.now() - began).toBeLessThan(30_000);
+  });
+
+  it('shuts down cleanly when SIGTERM comes while the worker is still starting', async () => {
+    const id = randomUUID().slice(0, 8);
+    const admin = quietKafka(inject('kafkaBrokers')).admin();
+    await admin.connect();
+    await createTopics(admin, [{ topic: `cli-early-${id}`, partitions: 1 }]);
+    await admin.disconnect();
+    const worker = startWorker(topologyFile(`early-${id}.ts`, VALID(`cli-early-${id}`, `cli-early-${id}`)));
+    await worker.waitForLog((l) => l.msg === 'joining the consumer group' || l.msg === 'worker started');
+    const began = Date.now();
+    expect(await worker.stop('SIGTERM')).toBe(0);
+    expect(Date.now() - began).toBeLessThan(10_000);
+    expect(worker.logs.some((l) => l.msg === 'worker stopped')).toBe(true);
   });
 
   it('passes --guarantee and --application-id to the worker, and exits 0 on SIGINT', async () => {

@@ -1,5 +1,7 @@
+import { showValue } from './show-value.js';
 import ms from 'ms';
 import type { Jitter, RetryMode, RetryOptions } from '../dsl/process-options.js';
+import { unknownKeysProblem } from './unknown-keys.js';
 
 /** A validated backoff. All times in ms. */
 export interface Backoff {
@@ -73,28 +75,32 @@ export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPoli
   const b = (o.backoff ?? {}) as Record<string, unknown>;
   if (typeof b !== 'object' || b === null) return ['retry.backoff must be an object'];
   const problems: string[] = [];
+  const unknownRetry = unknownKeysProblem(o, ['maxAttempts', 'backoff', 'mode', 'tiers', 'maxHops', 'maxReplays'], 'retry');
+  if (unknownRetry) problems.push(unknownRetry);
+  const unknownBackoff = unknownKeysProblem(b, ['initialMs', 'multiplier', 'maxMs', 'jitter'], 'retry.backoff');
+  if (unknownBackoff) problems.push(unknownBackoff);
 
   // Explicit tiers without maxAttempts: one retry per tier (`['1s', '10s', '1m']` → 4 attempts).
   const explicitTierCount = Array.isArray(o.tiers) && o.tiers.length > 0 ? o.tiers.length : undefined;
   const maxAttempts = o.maxAttempts ?? (explicitTierCount !== undefined ? explicitTierCount + 1 : RETRY_DEFAULTS.maxAttempts);
-  if (!isInt(maxAttempts, 1)) problems.push(`retry.maxAttempts must be an integer ≥ 1 (got ${String(maxAttempts)})`);
+  if (!isInt(maxAttempts, 1)) problems.push(`retry.maxAttempts must be an integer ≥ 1 (got ${showValue(maxAttempts)})`);
   const initialMs = b.initialMs ?? RETRY_DEFAULTS.initialMs;
-  if (!isNumber(initialMs, 0)) problems.push(`retry.backoff.initialMs must be a number ≥ 0 (got ${String(initialMs)})`);
+  if (!isNumber(initialMs, 0)) problems.push(`retry.backoff.initialMs must be a number ≥ 0 (got ${showValue(initialMs)})`);
   const multiplier = b.multiplier ?? RETRY_DEFAULTS.multiplier;
-  if (!isNumber(multiplier, 1)) problems.push(`retry.backoff.multiplier must be a number ≥ 1 (got ${String(multiplier)})`);
+  if (!isNumber(multiplier, 1)) problems.push(`retry.backoff.multiplier must be a number ≥ 1 (got ${showValue(multiplier)})`);
   const maxMs = b.maxMs ?? Math.max(RETRY_DEFAULTS.maxMs, typeof initialMs === 'number' ? initialMs : 0);
-  if (!isNumber(maxMs, 0)) problems.push(`retry.backoff.maxMs must be a number ≥ 0 (got ${String(maxMs)})`);
+  if (!isNumber(maxMs, 0)) problems.push(`retry.backoff.maxMs must be a number ≥ 0 (got ${showValue(maxMs)})`);
   else if (isNumber(initialMs, 0) && maxMs < initialMs) {
     problems.push(`retry.backoff.maxMs (${maxMs}) is less than retry.backoff.initialMs (${initialMs})`);
   }
   const jitter = b.jitter ?? RETRY_DEFAULTS.jitter;
-  if (!JITTERS.includes(jitter as Jitter)) problems.push(`retry.backoff.jitter must be one of ${JITTERS.join(', ')} (got ${String(jitter)})`);
+  if (!JITTERS.includes(jitter as Jitter)) problems.push(`retry.backoff.jitter must be one of ${JITTERS.join(', ')} (got ${showValue(jitter)})`);
   const mode = o.mode ?? RETRY_DEFAULTS.mode;
-  if (!MODES.includes(mode as RetryMode)) problems.push(`retry.mode must be 'blocking' or 'topics' (got ${String(mode)})`);
+  if (!MODES.includes(mode as RetryMode)) problems.push(`retry.mode must be 'blocking' or 'topics' (got ${showValue(mode)})`);
   const maxReplays = o.maxReplays ?? RETRY_DEFAULTS.maxReplays;
-  if (!isInt(maxReplays, 0)) problems.push(`retry.maxReplays must be an integer ≥ 0 (got ${String(maxReplays)})`);
+  if (!isInt(maxReplays, 0)) problems.push(`retry.maxReplays must be an integer ≥ 0 (got ${showValue(maxReplays)})`);
   const maxHops = o.maxHops ?? (isInt(maxAttempts, 1) ? maxAttempts : 1);
-  if (!isInt(maxHops, 1)) problems.push(`retry.maxHops must be an integer ≥ 1 (got ${String(maxHops)})`);
+  if (!isInt(maxHops, 1)) problems.push(`retry.maxHops must be an integer ≥ 1 (got ${showValue(maxHops)})`);
 
   let explicit: number[] | undefined;
   if (o.tiers !== undefined) {
@@ -105,7 +111,7 @@ export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPoli
       explicit = [];
       for (const [i, tier] of o.tiers.entries()) {
         const delay = parseDurationMs(tier);
-        if (delay === undefined || delay <= 0) problems.push(`retry.tiers[${i}] is not a positive duration (got ${String(tier)})`);
+        if (delay === undefined || delay <= 0) problems.push(`retry.tiers[${i}] is not a positive duration (got ${showValue(tier)})`);
         else explicit.push(delay);
       }
       if (isInt(maxAttempts, 1) && maxAttempts - 1 < o.tiers.length) {

@@ -21,7 +21,7 @@ describe('resolveRetryPolicy: retry mode', () => {
   });
 
   it('rejects an unknown mode and tiers outside topics mode, naming the field', () => {
-    expect(problems({ mode: 'later' })).toEqual([`retry.mode must be 'blocking' or 'topics' (got later)`]);
+    expect(problems({ mode: 'later' })).toEqual([`retry.mode must be 'blocking' or 'topics' (got \"later\")`]);
     expect(problems({ tiers: ['1s'] })).toContain(`retry.tiers is only valid with retry.mode 'topics'`);
   });
 });
@@ -76,7 +76,7 @@ describe('resolveRetryPolicy: explicit tiers', () => {
       'retry.tiers has 3 tier(s) but retry.maxAttempts (3) allows only 2 retries: tiers past retry 2 would never be used (raise maxAttempts, or drop it to get one retry per tier)',
     ]);
     expect(problems({ mode: 'topics', tiers: ['1s', 'soon', 0] })).toEqual([
-      'retry.tiers[1] is not a positive duration (got soon)',
+      'retry.tiers[1] is not a positive duration (got "soon")',
       'retry.tiers[2] is not a positive duration (got 0)',
     ]);
     expect(problems({ mode: 'topics', tiers: [] })).toEqual(['retry.tiers must be a non-empty list of delays such as 1s, 10s, 1m']);

@@ -1,0 +1,88 @@
+/**
+ * `npm run topics -- <command>`: the few topic chores a first run needs, without Kafka's own
+ * shell tools (this project ships only the broker jars):
+ *
+ *   npm run topics -- create orders --partitions 6
+ *   npm run topics -- produce orders --key id < orders.jsonl     # one JSON value per line
+ *   npm run topics -- read orders.enriched --limit 20             # JSON lines, from the beginning
+ *
+ * KAFKA_BROKERS (default 127.0.0.1:9092) picks the broker.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, InvalidArgumentError } from 'commander';
+import { DEFAULT_BROKERS } from './lib/kafka-broker.js';
+import { createTopics, endOffsets, produce, quietKafka, readTopics } from './lib/topic-io.js';
+
+const kafka = quietKafka(process.env['KAFKA_BROKERS'] ?? DEFAULT_BROKERS, 'weir-topics');
+
+const positive = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a whole number ≥ 1');
+  return n;
+};
+
+async function create(topic: string, flags: { partitions: number }): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existed = (await admin.listTopics()).includes(topic);
+    await createTopics(admin, [{ topic, partitions: flags.partitions }]);
+    console.log(existed ? `${topic} exists already` : `created ${topic} with ${flags.partitions} partition(s)`);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function produceLines(topic: string, flags: { key?: string }): Promise<void> {
+  const lines = readFileSync(0, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  const messages = lines.map((line, i) => {
+    let key: string | null = null;
+    if (flags.key !== undefined) {
+      try {
+        const field = (JSON.parse(line) as Record<string, unknown>)[flags.key];
+        key = field === undefined || field === null ? null : String(field);
+      } catch {
+        console.error(`line ${i + 1} is not JSON; sent as it is, without a key`);
+      }
+    }
+    return { key, value: line };
+  });
+  await produce(kafka, topic, messages);
+  console.log(`produced ${messages.length} record(s) to ${topic}`);
+}
+
+async function read(topic: string, flags: { limit?: number; timeoutMs: number }): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = (await endOffsets(admin, [topic])).get(topic);
+  await admin.disconnect();
+  if (ends === undefined) throw new Error(`topic '${topic}' does not exist`);
+  const total = [...ends.values()].reduce((a, b) => a + b, 0);
+  const { records } = await readTopics(kafka, [topic], {
+    timeoutMs: flags.timeoutMs,
+    isolation: 'read_uncommitted',
+    until: (rs) => rs.length >= (flags.limit ?? total) || [...ends].every(([p, end]) => end === 0 || rs.some((r) => r.partition === p && r.offset >= end - 1)),
+  });
+  for (const r of records.slice(0, flags.limit ?? records.length)) {
+    console.log(JSON.stringify({ partition: r.partition, offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value?.toString('utf8') ?? null, headers: r.headers }));
+  }
+}
+
+const program = new Command('topics').description('create, fill and read topics for trying weir');
+program.command('create').argument('<topic>').option('--partitions <n>', 'partitions', positive, 1).action(create);
+program.command('produce').description('send JSON lines from stdin, one record each').argument('<topic>').option('--key <field>', 'take the record key from this field of each JSON value').action(produceLines);
+program
+  .command('read')
+  .description('print the records of a topic as JSON lines, from the beginning to its current end')
+  .argument('<topic>')
+  .option('--limit <n>', 'at most n records', positive)
+  .option('--timeout-ms <ms>', 'give up waiting after this long', positive, 15_000)
+  .action(read);
+
+program.parseAsync().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(`topics: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  },
+);
