@@ -1,7 +1,6 @@
 import { WEIR_HEADERS, headerNumber } from '../dlq/weir-headers.js';
 import type { Random } from '../retry/backoff.js';
 import { DEFAULT_MAX_RECORD_BYTES } from '../record-size.js';
-import { errorMessageOf } from '../retry/classify-error.js';
 import type { InputRecord } from '../record-types.js';
 import { routeOf, type DedupPolicy, type RetryTier, type Subtopology } from '../topology/compiled-topology.js';
 import { AtLeastOnceWriter } from './at-least-once-writer.js';
@@ -15,6 +14,7 @@ import { runAttempt } from './run-attempt.js';
 import { assertTransition, type TaskState } from './task-state.js';
 import type { TaskWriter } from './task-writer.js';
 import { UnitOfWork } from './unit-of-work.js';
+import { TaskEvents } from './task-events.js';
 import type { PartitionTaskOptions } from './partition-task-options.js';
 
 export type { PartitionTaskOptions, TaskOutputPorts } from './partition-task-options.js';
@@ -41,6 +41,7 @@ export class PartitionTask {
   private readonly tier: RetryTier | null;
   private readonly writer: TaskWriter;
   private readonly dedup: DedupGate | undefined;
+  private readonly events: TaskEvents;
   /** The processor's dedup policy on a source task; null on retry tiers and without dedup. */
   private readonly dedupPolicy: DedupPolicy | null;
   private readonly random: Random;
@@ -64,6 +65,7 @@ export class PartitionTask {
     const route = routeOf(topology, topic);
     if (route === undefined) throw new Error(`topic '${topic}' is neither a source nor a retry tier of topology '${topology.applicationId}'`);
     this.id = `${topic}-${partition}`;
+    this.events = new TaskEvents(this.id, options.listener);
     this.topic = topic;
     this.partition = partition;
     this.sub = route.subtopology;
@@ -159,7 +161,7 @@ export class PartitionTask {
     if (this.stopping !== null) return this.finish();
     const now = this.options.clock.now();
     if (this.portRetryAt > now) return { kind: 'wait', untilMs: this.portRetryAt, reason: 'port-retry' };
-    if (this.dedup && !(await this.dedup.recover(this.options.listener))) return this.portFailed('dedup', this.dedup.lastError);
+    if (this.dedup && !(await this.dedup.recover(this.events.listener))) return this.portFailed('dedup', this.dedup.lastError);
     if (this.unflushed) {
       const flushed = await this.flush(false);
       if (flushed !== undefined) return flushed;
@@ -189,7 +191,7 @@ export class PartitionTask {
       const key = slot.prepared!.dedupKey;
       if (slot.claim === 'duplicate' || (key !== null && this.unit.hasKey(key))) {
         this.unit.addDuplicate();
-        this.report(slot.raw, 'duplicate', 0, t);
+        this.events.outcome(slot.raw, 'duplicate', 0, t);
         this.buffer.advance();
         processed++;
         continue;
@@ -223,30 +225,18 @@ export class PartitionTask {
       now,
       random: this.random,
       maxRecordBytes: this.options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES,
-      onLateForward: () =>
-        this.options.listener?.onWarning?.({
-          task: this.id,
-          topic: slot.raw.topic,
-          partition: slot.raw.partition,
-          offset: slot.raw.offset,
-          message: `processor '${this.sub.processor.name}' called ctx.forward() after its attempt ended; the output was dropped (await what forwards before returning)`,
-        }),
+      onLateForward: () => this.events.lateForward(slot.raw, this.sub.processor.name),
     });
     const attempt = prepared.record === undefined ? history.attempts : history.attempts + 1;
     if (outcome.kind === 'retry' && outcome.output === undefined) {
       const dueAt = now + outcome.delayMs;
       this.blocked = { offset: slot.raw.offset, history: { ...history, attempts: attempt, firstFailureMs: history.firstFailureMs ?? now }, dueAt };
-      this.report(slot.raw, 'retry', attempt, now, { errorClass: outcome.errorClass, errorMessage: errorMessageOf(outcome.error), delayMs: outcome.delayMs });
+      this.events.outcome(slot.raw, outcome, attempt, now);
       return dueAt;
     }
     this.blocked = null;
-    if (outcome.kind === 'success') {
-      this.unit.add(outcome.outputs, prepared.dedupKey);
-      this.report(slot.raw, 'success', attempt, now, { outputs: outcome.outputs.length });
-    } else {
-      this.unit.add([outcome.output!], prepared.dedupKey);
-      this.report(slot.raw, outcome.kind, attempt, now, { errorClass: outcome.errorClass, errorMessage: errorMessageOf(outcome.error), ...(outcome.kind === 'retry' ? { delayMs: outcome.delayMs } : {}) });
-    }
+    this.unit.add(outcome.kind === 'success' ? outcome.outputs : [outcome.output!], prepared.dedupKey);
+    this.events.outcome(slot.raw, outcome, attempt, now);
     return undefined;
   }
 
@@ -261,7 +251,7 @@ export class PartitionTask {
       for (const slot of window) slot.claim = 'claimed';
       return true;
     }
-    return this.dedup.claimWindow(window, this.options.listener);
+    return this.dedup.claimWindow(window, this.events.listener);
   }
 
   /** Writes the unit (if due) and reports; returns a PollResult when the task must stop here. */
@@ -278,18 +268,10 @@ export class PartitionTask {
     }
     if (result.durable) {
       this.durable = nextOffset;
-      const confirmed = this.dedup ? await this.dedup.confirm(unit.dedupKeys, this.buffer.waiting(), this.options.listener) : 0;
+      const confirmed = this.dedup ? await this.dedup.confirm(unit.dedupKeys, this.buffer.waiting(), this.events.listener) : 0;
       this.buffer.dropProcessed();
       this.unit = new UnitOfWork();
-      this.options.listener?.onFlush?.({
-        task: this.id,
-        topic: this.topic,
-        partition: this.partition,
-        records: unit.records,
-        outputs: unit.outputs.length,
-        confirmedKeys: confirmed,
-        ...(result.committed ? { committedOffset: nextOffset } : {}),
-      });
+      this.events.flushed(this.topic, this.partition, unit, confirmed, result.committed ? nextOffset : undefined);
     } else if (result.rewind) {
       this.buffer.rewind();
       this.blocked = null;
@@ -318,7 +300,7 @@ export class PartitionTask {
     const retryInMs = Math.min(PORT_RETRY_MS.max, PORT_RETRY_MS.initial * 2 ** this.portFailures);
     this.portFailures++;
     this.portRetryAt = this.options.clock.now() + retryInMs;
-    this.options.listener?.onPortError?.({ task: this.id, port, error, retryInMs });
+    this.events.portError(port, error, retryInMs);
     return { kind: 'wait', untilMs: this.portRetryAt, reason: 'port-retry' };
   }
 
@@ -339,11 +321,8 @@ export class PartitionTask {
     if (this.state === to) return;
     assertTransition(this.id, this.state, to);
     this.state = to;
-    if (to === 'closed' || to === 'fenced') this.options.listener?.onClosed?.({ task: this.id, state: to });
+    if (to === 'closed' || to === 'fenced') this.events.closed(to);
   }
 
-  private report(raw: InputRecord, outcome: 'success' | 'retry' | 'dead-letter' | 'duplicate', attempt: number, atMs: number, extra: { errorClass?: string; errorMessage?: string; delayMs?: number; outputs?: number } = {}): void {
-    this.options.listener?.onRecord?.({ task: this.id, topic: raw.topic, partition: raw.partition, offset: raw.offset, outcome, attempt, atMs, ...extra });
-  }
 }
 

@@ -1,0 +1,58 @@
+import type { InputRecord } from '../record-types.js';
+import { errorMessageOf } from '../retry/classify-error.js';
+import type { RecordOutcome } from './record-outcome.js';
+import type { TaskListener } from './task-listener.js';
+import type { UnitOfWork } from './unit-of-work.js';
+
+/** A task's side of its {@link TaskListener}: builds each event from the task's own values. */
+export class TaskEvents {
+  constructor(
+    /** `<topic>-<partition>`. */
+    private readonly task: string,
+    readonly listener: TaskListener | undefined,
+  ) {}
+
+  /** A record's outcome (`'duplicate'`: skipped by dedup), decided at `atMs`. */
+  outcome(raw: InputRecord, outcome: RecordOutcome | 'duplicate', attempt: number, atMs: number): void {
+    const onRecord = this.listener?.onRecord;
+    if (onRecord === undefined) return;
+    const base = { task: this.task, topic: raw.topic, partition: raw.partition, offset: raw.offset, attempt, atMs };
+    if (outcome === 'duplicate') onRecord({ ...base, outcome: 'duplicate' });
+    else if (outcome.kind === 'success') onRecord({ ...base, outcome: 'success', outputs: outcome.outputs.length });
+    else {
+      const failure = { errorClass: outcome.errorClass, errorMessage: errorMessageOf(outcome.error) };
+      onRecord({ ...base, outcome: outcome.kind, ...failure, ...(outcome.kind === 'retry' ? { delayMs: outcome.delayMs } : {}) });
+    }
+  }
+
+  /** The processor forwarded after its attempt ended; the output was dropped. */
+  lateForward(raw: InputRecord, processor: string): void {
+    this.listener?.onWarning?.({
+      task: this.task,
+      topic: raw.topic,
+      partition: raw.partition,
+      offset: raw.offset,
+      message: `processor '${processor}' called ctx.forward() after its attempt ended; the output was dropped (await what forwards before returning)`,
+    });
+  }
+
+  flushed(topic: string, partition: number, unit: UnitOfWork, confirmedKeys: number, committedOffset: number | undefined): void {
+    this.listener?.onFlush?.({
+      task: this.task,
+      topic,
+      partition,
+      records: unit.records,
+      outputs: unit.outputs.length,
+      confirmedKeys,
+      ...(committedOffset !== undefined ? { committedOffset } : {}),
+    });
+  }
+
+  portError(port: 'produce' | 'commit' | 'transaction' | 'dedup', error: unknown, retryInMs: number): void {
+    this.listener?.onPortError?.({ task: this.task, port, error, retryInMs });
+  }
+
+  closed(state: 'closed' | 'fenced'): void {
+    this.listener?.onClosed?.({ task: this.task, state });
+  }
+}
