@@ -21,9 +21,9 @@ export type { CompileOverrides } from './topology/compile.js';
 export type { CompiledTopology } from './topology/compiled-topology.js';
 export { describeTopology, topologyDescription } from './topology/describe-topology.js';
 export type { DescribeFormat, TopologyDescription } from './topology/describe-topology.js';
-export { computeBackoffDelay, backoffDelayBounds } from './retry/backoff.js';
-export { defaultClassify } from './retry/classify-error.js';
-export { WEIR_HEADERS } from './dlq/weir-headers.js';
+export { computeBackoffDelay, backoffDelayBounds } from './failure/backoff.js';
+export { defaultClassify } from './failure/classify-error.js';
+export { WEIR_HEADERS } from './record/weir-headers.js';
 export {
   WeirError,
   TopologyError,

@@ -5,7 +5,10 @@ import type { ProcessorRecord } from './processor.js';
  * `'none'` → d; `'full'` → uniform in [0, d]; `'equal'` → uniform in [d/2, d]
  * (the AWS Architecture Blog's "full" and "equal" jitter).
  */
-export type Jitter = 'none' | 'full' | 'equal';
+export type Jitter = (typeof JITTERS)[number];
+
+/** The jitter names, in the order messages list them. */
+export const JITTERS = ['none', 'full', 'equal'] as const;
 
 /** Exponential backoff, as in Spring Retry's `ExponentialBackOff`. All times in ms. */
 export interface BackoffOptions {
@@ -27,7 +30,10 @@ export interface BackoffOptions {
  * - `'topics'`: non-blocking, as Spring Kafka's `@RetryableTopic`: a failed record goes to a
  *   delay tier topic `<application.id>.<processor>.retry.<n>` and the main partition moves on.
  */
-export type RetryMode = 'blocking' | 'topics';
+export type RetryMode = (typeof RETRY_MODES)[number];
+
+/** The retry modes. */
+export const RETRY_MODES = ['blocking', 'topics'] as const;
 
 /** A retry policy. */
 export interface RetryOptions {

@@ -1,5 +1,5 @@
-import { recordBytes } from '../record-size.js';
-import type { OutputRecord } from '../record-types.js';
+import { recordBytes } from '../record/record-size.js';
+import type { OutputRecord } from '../record/record-types.js';
 
 export { recordBytes };
 

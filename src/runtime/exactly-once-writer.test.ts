@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ProducerFencedError } from '../errors.js';
-import type { OutputRecord, TopicPartitionOffset } from '../record-types.js';
+import type { OutputRecord, TopicPartitionOffset } from '../record/record-types.js';
 import { ExactlyOnceWriter } from './exactly-once-writer.js';
 import type { OffsetReader, TransactionalProducer } from './ports.js';
 import { UnitOfWork } from './unit-of-work.js';

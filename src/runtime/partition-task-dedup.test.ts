@@ -4,11 +4,11 @@
  * policy; crash recovery; retry tiers and DLQ replays.
  */
 import { describe, expect, it } from 'vitest';
-import { WEIR_HEADERS } from '../dlq/weir-headers.js';
+import { WEIR_HEADERS } from '../record/weir-headers.js';
 import type { DedupOptions, RetryOptions } from '../dsl/process-options.js';
 import type { ProcessorFn } from '../dsl/processor.js';
 import type { ProcessingGuarantee } from '../dsl/topology-builder.js';
-import type { RecordHeaders } from '../record-types.js';
+import type { RecordHeaders } from '../record/record-types.js';
 import { APP, taskHarness } from './partition-task.test-support.js';
 import type { DedupStore } from './ports.js';
 

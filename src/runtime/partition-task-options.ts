@@ -1,4 +1,4 @@
-import type { Random } from '../retry/backoff.js';
+import type { Random } from '../failure/backoff.js';
 import type { CompiledTopology } from '../topology/compiled-topology.js';
 import type { Clock, DedupStore, OffsetCommitter, OffsetReader, RecordProducer, TransactionalProducer } from './ports.js';
 import type { TaskListener } from './task-listener.js';

@@ -3,10 +3,10 @@
  * size across hops, the DLQ (once per failed input) and the loop guards.
  */
 import { describe, expect, it } from 'vitest';
-import { WEIR_HEADERS, headerString } from '../dlq/weir-headers.js';
+import { WEIR_HEADERS, headerString } from '../record/weir-headers.js';
 import type { RetryOptions } from '../dsl/process-options.js';
 import type { ProcessorFn } from '../dsl/processor.js';
-import type { InputRecord, RecordHeaders } from '../record-types.js';
+import type { InputRecord, RecordHeaders } from '../record/record-types.js';
 import { APP, taskHarness } from './partition-task.test-support.js';
 
 function setup(fn: ProcessorFn<string | null, any, any>, retry: RetryOptions) {

@@ -7,7 +7,7 @@ import type { ProcessOptions } from '../dsl/process-options.js';
 import type { ProcessorFn } from '../dsl/processor.js';
 import { sink } from '../dsl/sink.js';
 import { topology, type ProcessingGuarantee } from '../dsl/topology-builder.js';
-import type { RecordHeaders } from '../record-types.js';
+import type { RecordHeaders } from '../record/record-types.js';
 import { InMemoryKafka } from '../testing/in-memory-kafka.js';
 import { ManualClock } from '../testing/manual-clock.js';
 import { compile } from '../topology/compile.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headerString, WEIR_HEADERS } from '../dlq/weir-headers.js';
+import { headerString, WEIR_HEADERS } from '../record/weir-headers.js';
 import type { ProcessOptions } from '../dsl/process-options.js';
 import type { ProcessorFn } from '../dsl/processor.js';
 import { sink } from '../dsl/sink.js';

@@ -1,4 +1,4 @@
-import type { OutputRecord, TopicPartitionOffset } from '../record-types.js';
+import type { OutputRecord, TopicPartitionOffset } from '../record/record-types.js';
 
 /**
  * The ports a PartitionTask talks to. The worker binds them to kafkajs and ioredis; the

@@ -1,7 +1,7 @@
-import { WEIR_HEADERS, headerNumber, userHeaderStrings } from '../dlq/weir-headers.js';
+import { WEIR_HEADERS, headerNumber, userHeaderStrings } from '../record/weir-headers.js';
 import type { ProcessorRecord } from '../dsl/processor.js';
 import { DeserializationError } from '../errors.js';
-import type { InputRecord } from '../record-types.js';
+import type { InputRecord } from '../record/record-types.js';
 import type { DedupPolicy, SourceNode } from '../topology/compiled-topology.js';
 
 /** A raw record made ready for its processor: deserialized, with its dedup key. */

@@ -1,4 +1,4 @@
-import type { OutputRecord } from '../record-types.js';
+import type { OutputRecord } from '../record/record-types.js';
 
 /**
  * The outcome of one processing attempt of one record, as a value:

@@ -1,7 +1,7 @@
-import { withoutWeirHeaders } from '../dlq/weir-headers.js';
+import { withoutWeirHeaders } from '../record/weir-headers.js';
 import type { ProcessorOutput, ProcessorRecord } from '../dsl/processor.js';
 import { NoMatchingBranchError, SerializationError } from '../errors.js';
-import type { InputRecord, OutputRecord, RecordHeaders } from '../record-types.js';
+import type { InputRecord, OutputRecord, RecordHeaders } from '../record/record-types.js';
 import type { SinkNode, Subtopology } from '../topology/compiled-topology.js';
 
 /**

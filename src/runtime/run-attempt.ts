@@ -1,18 +1,18 @@
-import { buildDeadLetterRecord } from '../dlq/dead-letter-record.js';
-import type { FailureInfo } from '../dlq/failure-headers.js';
-import { recordOrigin } from '../dlq/record-origin.js';
+import { buildDeadLetterRecord } from '../failure/dead-letter-record.js';
+import type { FailureInfo } from '../failure/failure-headers.js';
+import { recordOrigin } from '../record/record-origin.js';
 import type { ProcessorContext, ProcessorOutput, ProcessorRecord } from '../dsl/processor.js';
-import { fitDeadLetter } from '../dlq/fit-dead-letter.js';
+import { fitDeadLetter } from '../failure/fit-dead-letter.js';
 import { LoopGuardError, RecordTooLargeError } from '../errors.js';
-import { recordBytes } from '../record-size.js';
-import { computeBackoffDelay, type Random } from '../retry/backoff.js';
-import { classifyError, errorClassOf, errorMessageOf } from '../retry/classify-error.js';
-import { tierIndexForRetry } from '../topology/retry-policy.js';
-import { buildRetryTierRecord } from '../retry/retry-tier-record.js';
+import { recordBytes } from '../record/record-size.js';
+import { computeBackoffDelay, type Random } from '../failure/backoff.js';
+import { classifyError, errorClassOf, errorMessageOf } from '../failure/classify-error.js';
+import { tierIndexForRetry } from '../failure/retry-policy.js';
+import { buildRetryTierRecord } from '../failure/retry-tier-record.js';
 import type { Subtopology } from '../topology/compiled-topology.js';
 import type { PreparedRecord } from './prepared-record.js';
 import type { RecordOutcome } from './record-outcome.js';
-import type { RetryHistory } from './retry-history.js';
+import type { RetryHistory } from '../failure/retry-history.js';
 import { routeOutputs } from './route-outputs.js';
 
 /** Everything one attempt needs. Times are epoch ms. */

@@ -1,4 +1,4 @@
-import type { InputRecord } from '../record-types.js';
+import type { InputRecord } from '../record/record-types.js';
 import type { ClaimStatus } from './ports.js';
 import type { PreparedRecord } from './prepared-record.js';
 

@@ -1,5 +1,5 @@
-import type { InputRecord } from '../record-types.js';
-import { errorMessageOf } from '../retry/classify-error.js';
+import type { InputRecord } from '../record/record-types.js';
+import { errorMessageOf } from '../failure/classify-error.js';
 import type { RecordOutcome } from './record-outcome.js';
 import type { TaskListener } from './task-listener.js';
 import type { UnitOfWork } from './unit-of-work.js';

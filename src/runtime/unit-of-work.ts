@@ -1,4 +1,4 @@
-import type { OutputRecord } from '../record-types.js';
+import type { OutputRecord } from '../record/record-types.js';
 
 /**
  * The records a task processed since its last durable point, with everything they produced:

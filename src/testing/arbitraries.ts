@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { Jitter, RetryMode, RetryOptions } from '../dsl/process-options.js';
 import type { ProcessingGuarantee } from '../dsl/topology-builder.js';
-import { resolveRetryPolicy } from '../topology/retry-policy.js';
+import { resolveRetryPolicy } from '../failure/retry-policy.js';
 import type { AttemptResult, FailurePlan, PlannedValue } from './failure-plan.js';
 import { FAULT_POINTS, type Fault, type FaultPoint, type FaultSchedule } from './fault-schedule.js';
 import type { TestInput } from './test-records.js';

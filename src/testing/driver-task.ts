@@ -1,5 +1,5 @@
 import type { MemoryDedupStore } from '../dedup/memory-dedup-store.js';
-import type { Random } from '../retry/backoff.js';
+import type { Random } from '../failure/backoff.js';
 import { PartitionTask, type TaskOutputPorts } from '../runtime/partition-task.js';
 import type { PollResult, WaitReason } from '../runtime/poll-result.js';
 import type { TaskListener } from '../runtime/task-listener.js';

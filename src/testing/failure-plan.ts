@@ -1,7 +1,7 @@
 import type { RetryOptions } from '../dsl/process-options.js';
 import type { ProcessorFn } from '../dsl/processor.js';
 import { NonRetriableError } from '../errors.js';
-import { resolveRetryPolicy, type RetryPolicy } from '../topology/retry-policy.js';
+import { resolveRetryPolicy, type RetryPolicy } from '../failure/retry-policy.js';
 
 /** What one processing attempt of a record does under a {@link FailurePlan}. */
 export type AttemptResult = 'ok' | 'retriable' | 'non-retriable';

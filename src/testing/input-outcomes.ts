@@ -1,6 +1,6 @@
-import { headerNumber } from '../dlq/weir-headers.js';
-import { recordOrigin } from '../dlq/record-origin.js';
-import type { InputRecord } from '../record-types.js';
+import { headerNumber } from '../record/weir-headers.js';
+import { recordOrigin } from '../record/record-origin.js';
+import type { InputRecord } from '../record/record-types.js';
 import type { Subtopology } from '../topology/compiled-topology.js';
 import type { DriverRecordEvent } from './driver-history.js';
 import { TEST_INPUT_HEADER, coordinates, toDeadLetter, toTestOutput, type DeadLetter, type PipedInput, type TestOutput } from './test-records.js';

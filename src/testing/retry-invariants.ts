@@ -1,7 +1,7 @@
-import { ERROR_TEXT_CAP_BYTES, WEIR_HEADERS, WEIR_HEADER_PREFIX, headerNumber } from '../dlq/weir-headers.js';
-import { backoffDelayBounds } from '../retry/backoff.js';
-import { tierIndexForRetry, type RetryPolicy } from '../topology/retry-policy.js';
-import { RETRY_PATH_KEEP } from '../retry/retry-tier-record.js';
+import { ERROR_TEXT_CAP_BYTES, WEIR_HEADERS, WEIR_HEADER_PREFIX, headerNumber } from '../record/weir-headers.js';
+import { backoffDelayBounds } from '../failure/backoff.js';
+import { tierIndexForRetry, type RetryPolicy } from '../failure/retry-policy.js';
+import { RETRY_PATH_KEEP } from '../failure/retry-tier-record.js';
 import { describeEvent, RunIndex } from './input-outcomes.js';
 import { ProblemList } from './invariant-violation.js';
 import { TEST_INPUT_HEADER, coordinates, describeInput, toTestOutput, type PipedInput, type TestOutput } from './test-records.js';

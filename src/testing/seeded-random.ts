@@ -1,4 +1,4 @@
-import type { Random } from '../retry/backoff.js';
+import type { Random } from '../failure/backoff.js';
 
 /**
  * A deterministic uniform [0, 1) source (mulberry32): the same seed gives the same sequence.

@@ -1,6 +1,6 @@
-import { WEIR_HEADERS, headerNumber, headerString } from '../dlq/weir-headers.js';
+import { WEIR_HEADERS, headerNumber, headerString } from '../record/weir-headers.js';
 import type { Serde } from '../dsl/serdes.js';
-import type { InputRecord } from '../record-types.js';
+import type { InputRecord } from '../record/record-types.js';
 
 /**
  * The header the TopologyTestDriver stamps on every piped input (`<input id>`). It is not a

@@ -1,11 +1,13 @@
-import { showValue } from './show-value.js';
 import { List } from 'immutable';
-import type { DedupOptions, ProcessOptions } from '../dsl/process-options.js';
+import type { z } from 'zod';
+import { optionProblems, showValue, unknownKeysProblem, type OptionNames } from '../dsl/option-problems.js';
+import { branchSchema, dedupSchema, processOptionsSchema, sinkOptionsSchema, successRouteSchema } from '../dsl/options-schema.js';
+import type { ClassifyFn, ProcessOptions } from '../dsl/process-options.js';
 import { describeSerdeSpec, resolveSerde, type Serde } from '../dsl/serdes.js';
 import { isSinkSpec, type SinkSpec } from '../dsl/sink.js';
 import type { BranchSpec, SubtopologyDefinition } from '../dsl/topology-builder.js';
 import { TopologyError } from '../errors.js';
-import { resolveRetryPolicy, type RetryPolicy } from './retry-policy.js';
+import { resolveRetryPolicy, type RetryPolicy } from '../failure/retry-policy.js';
 import {
   makeDeadLetterNode,
   makeProcessorNode,
@@ -18,7 +20,6 @@ import {
   type Subtopology,
 } from './compiled-topology.js';
 import { defaultDeadLetterTopic, nodeNameProblem, retryTierTopic, topicNameProblem } from './topic-names.js';
-import { unknownKeysProblem } from './unknown-keys.js';
 
 /** Registers a node name; throws a TopologyError naming it when it is taken. */
 export type ClaimNodeName = (name: string) => void;
@@ -32,42 +33,38 @@ function serdeOrThrow(node: string, field: string, spec: unknown, fallback: Serd
   return serde;
 }
 
-function partitionsOrThrow(node: string, value: unknown): number | null {
-  if (value === undefined) return null;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new TopologyError(node, `partitions must be an integer ≥ 1 (got ${showValue(value)})`);
-  }
-  return value;
+/**
+ * Parses options with their zod schema.
+ *
+ * @throws TopologyError naming `node` and every problem (see `optionProblems`)
+ */
+function parseOptions<T extends z.ZodType>(node: string, schema: T, value: unknown, names: OptionNames): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new TopologyError(node, optionProblems(schema, value, parsed.error, names).join('; '));
+  return parsed.data;
 }
 
-function toSinkSpec(node: string, value: unknown, what: string): SinkSpec {
+/** A sink spec or topic name as a checked sink spec; problems name the sink's node (`defaultName` unless it has a name). */
+function toSinkSpec(node: string, value: unknown, what: string, defaultName: (topic: string) => string): SinkSpec {
   if (typeof value === 'string') return { topic: value } as SinkSpec;
   if (isSinkSpec(value)) {
-    const unknown = unknownKeysProblem(value, ['topic', 'name', 'key', 'value', 'partitions'], `sink('${value.topic}')`);
-    if (unknown !== undefined) throw new TopologyError(node, unknown);
+    const name = typeof value.name === 'string' ? value.name : defaultName(value.topic);
+    parseOptions(name, sinkOptionsSchema, { ...value }, { prefix: '', root: 'sink', unknownIn: `sink('${value.topic}')` });
     return value;
   }
   throw new TopologyError(node, `${what} must be sink('topic') or a topic name (got ${showValue(value)})`);
 }
 
-
-function resolveDedup(node: string, options: DedupOptions | undefined): DedupPolicy | null {
+function resolveDedup(node: string, options: unknown): DedupPolicy | null {
   if (options === undefined) return null;
-  const fail = (problem: string): never => {
-    throw new TopologyError(node, `dedup.${problem}`);
-  };
-  if (typeof options !== 'object' || options === null) fail(' must be an object { key, ttlMs }');
-  const unknown = unknownKeysProblem(options, ['key', 'ttlMs', 'store', 'claimTtlMs', 'onStoreError'], 'dedup');
-  if (unknown !== undefined) throw new TopologyError(node, unknown);
-  if (typeof options.key !== 'function') fail('key must be a function (record) => string');
-  if (typeof options.ttlMs !== 'number' || !Number.isFinite(options.ttlMs) || options.ttlMs <= 0) fail(`ttlMs must be a number of ms > 0 (got ${showValue(options.ttlMs)})`);
-  const store = options.store ?? 'redis';
-  if (store !== 'redis' && store !== 'memory') fail(`store must be 'redis' or 'memory' (got ${showValue(store)})`);
-  const claimTtlMs = options.claimTtlMs ?? 60_000;
-  if (typeof claimTtlMs !== 'number' || !Number.isFinite(claimTtlMs) || claimTtlMs <= 0) fail(`claimTtlMs must be a number of ms > 0 (got ${showValue(claimTtlMs)})`);
-  const onStoreError = options.onStoreError ?? 'fail';
-  if (onStoreError !== 'fail' && onStoreError !== 'skip-dedup') fail(`onStoreError must be 'fail' or 'skip-dedup' (got ${showValue(onStoreError)})`);
-  return Object.freeze({ key: options.key, ttlMs: options.ttlMs, store, claimTtlMs, onStoreError });
+  const dedup = parseOptions(node, dedupSchema, options, { prefix: 'dedup', root: 'dedup' });
+  return Object.freeze({
+    key: dedup.key as DedupPolicy['key'],
+    ttlMs: dedup.ttlMs,
+    store: dedup.store ?? 'redis',
+    claimTtlMs: dedup.claimTtlMs ?? 60_000,
+    onStoreError: dedup.onStoreError ?? 'fail',
+  });
 }
 
 function compileSuccessRoutes(
@@ -85,11 +82,9 @@ function compileSuccessRoutes(
   routes.forEach((route: unknown, i: number) => {
     const where = routes.length > 1 ? `success route ${i + 1}` : 'success route';
     const isRoute = typeof route === 'object' && route !== null && !isSinkSpec(route) && 'to' in route;
-    const unknownRoute = isRoute ? unknownKeysProblem(route, ['when', 'to'], where) : undefined;
-    if (unknownRoute !== undefined) throw new TopologyError(processor, unknownRoute);
-    const spec = toSinkSpec(processor, isRoute ? (route as { to: unknown }).to : route, where);
-    const when = isRoute ? (route as { when?: unknown }).when : undefined;
-    if (when !== undefined && typeof when !== 'function') throw new TopologyError(processor, `${where}: when must be a function (output) => boolean`);
+    const checked = isRoute ? parseOptions(processor, successRouteSchema, route, { prefix: `${where}:`, root: where }) : undefined;
+    const spec = toSinkSpec(processor, isRoute ? checked?.to : route, where, (topic) => `${processor}-to-${topic}`);
+    const when = checked?.when;
     if (i > 0 && sinks[i - 1]?.when === null) {
       throw new TopologyError(processor, `${where} is unreachable: success route ${i} has no 'when' and takes every output`);
     }
@@ -105,7 +100,7 @@ function compileSuccessRoutes(
         keySerde: serdeOrThrow(name, 'the key', spec.key, source.keySerde),
         valueSerde: serdeOrThrow(name, 'the value', spec.value, source.valueSerde),
         when: (when as SinkNode['when']) ?? null,
-        partitions: partitionsOrThrow(name, spec.partitions),
+        partitions: spec.partitions ?? null,
       }),
     );
   });
@@ -149,20 +144,13 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
   const name = processor as string;
   if (typeof def.processorFn !== 'function') throw new TopologyError(name, `processor must be a function (record, ctx) => output (got ${showValue(def.processorFn)})`);
   claim(name);
-  const options = (def.processOptions ?? {}) as ProcessOptions;
-  if (typeof options !== 'object') throw new TopologyError(name, 'process options must be an object');
-  const unknownOption = unknownKeysProblem(options, ['retry', 'classify', 'dedup'], 'the process options');
-  if (unknownOption !== undefined) throw new TopologyError(name, unknownOption);
-  if (options.classify !== undefined && typeof options.classify !== 'function') throw new TopologyError(name, "classify must be a function (error, record) => 'retry' | 'dlq'");
+  const options = parseOptions(name, processOptionsSchema, def.processOptions ?? {}, { prefix: '', root: 'process options', unknownIn: 'the process options' }) as ProcessOptions;
   if (def.branch === undefined) throw new TopologyError(name, 'has no success route: add .branch({ success: sink(topic) })');
-  const branch = def.branch as BranchSpec;
-  if (typeof branch !== 'object' || branch === null) throw new TopologyError(name, 'branch() takes { success, retry, dlq }');
-  const unknownBranch = unknownKeysProblem(branch, ['success', 'retry', 'dlq'], 'branch()');
-  if (unknownBranch !== undefined) throw new TopologyError(name, unknownBranch);
+  const branch = parseOptions(name, branchSchema, def.branch, { prefix: '', root: 'branch()' }) as BranchSpec;
 
   const retry = resolveRetry(name, options, branch);
   const sinks = compileSuccessRoutes(name, branch, { topic, keySerde, valueSerde }, claim);
-  const dlqSpec = branch.dlq === undefined ? ({ topic: defaultDeadLetterTopic(applicationId, name) } as SinkSpec) : toSinkSpec(name, branch.dlq, 'dlq');
+  const dlqSpec = branch.dlq === undefined ? ({ topic: defaultDeadLetterTopic(applicationId, name) } as SinkSpec) : toSinkSpec(name, branch.dlq, 'dlq', () => `${name}-dlq`);
   const dlqName = dlqSpec.name ?? `${name}-dlq`;
   const dlqProblem = topicNameProblem(dlqSpec.topic);
   if (dlqProblem !== undefined) throw new TopologyError(dlqName, dlqProblem);
@@ -178,11 +166,11 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
       name,
       fn: def.processorFn as never,
       retry,
-      classify: options.classify ?? null,
+      classify: (options.classify as ClassifyFn | undefined) ?? null,
       dedup: resolveDedup(name, options.dedup),
     }),
     sinks,
-    deadLetter: makeDeadLetterNode({ name: dlqName, topic: dlqSpec.topic, partitions: partitionsOrThrow(dlqName, dlqSpec.partitions) }),
+    deadLetter: makeDeadLetterNode({ name: dlqName, topic: dlqSpec.topic, partitions: dlqSpec.partitions ?? null }),
     retryTiers,
   });
 }

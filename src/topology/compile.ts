@@ -1,11 +1,11 @@
-import { showValue } from './show-value.js';
 import { List, Map as ImmutableMap } from 'immutable';
+import { optionProblems } from '../dsl/option-problems.js';
+import { topologyOptionsSchema } from '../dsl/options-schema.js';
 import { topologyDefinitionOf, type ProcessingGuarantee } from '../dsl/topology-builder.js';
 import { TopologyError } from '../errors.js';
 import { compileSubtopology } from './compile-subtopology.js';
 import { makeCompiledTopology, makeTopicRoute, type CompiledTopology, type Subtopology, type TopicRoute } from './compiled-topology.js';
 import { nodeNameProblem } from './topic-names.js';
-import { unknownKeysProblem } from './unknown-keys.js';
 
 /** Settings that override the topology file's (from `weir run` flags). */
 export interface CompileOverrides {
@@ -21,25 +21,17 @@ export const DEFAULT_COMMIT_INTERVAL_MS: Readonly<Record<ProcessingGuarantee, nu
   at_least_once: 1000,
 });
 
-const GUARANTEES: readonly ProcessingGuarantee[] = ['at_least_once', 'exactly_once'];
-
 function resolveOptions(raw: unknown, overrides: CompileOverrides): { applicationId: string; processingGuarantee: ProcessingGuarantee; commitIntervalMs: number } {
-  const options = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-  const unknown = unknownKeysProblem(options, ['applicationId', 'processingGuarantee', 'commitIntervalMs'], 'topology()');
-  if (unknown !== undefined) throw new TopologyError(undefined, unknown);
-  const applicationId = overrides.applicationId ?? options.applicationId;
-  const idProblem = nodeNameProblem('application.id', applicationId);
+  const fromFile = typeof raw === 'object' && raw !== null ? raw : {};
+  const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+  const merged = { ...fromFile, ...defined };
+  const parsed = topologyOptionsSchema.safeParse(merged);
+  if (!parsed.success) throw new TopologyError(undefined, optionProblems(topologyOptionsSchema, merged, parsed.error, { prefix: '', root: 'topology()' }).join('; '));
+  const idProblem = nodeNameProblem('application.id', parsed.data.applicationId);
   if (idProblem !== undefined) throw new TopologyError(undefined, idProblem);
-  const processingGuarantee = overrides.processingGuarantee ?? options.processingGuarantee ?? 'at_least_once';
-  if (!GUARANTEES.includes(processingGuarantee as ProcessingGuarantee)) {
-    throw new TopologyError(undefined, `processingGuarantee must be 'at_least_once' or 'exactly_once' (got ${showValue(processingGuarantee)})`);
-  }
-  const guarantee = processingGuarantee as ProcessingGuarantee;
-  const commitIntervalMs = overrides.commitIntervalMs ?? options.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS[guarantee];
-  if (typeof commitIntervalMs !== 'number' || !Number.isInteger(commitIntervalMs) || commitIntervalMs < 1) {
-    throw new TopologyError(undefined, `commitIntervalMs must be an integer number of ms ≥ 1 (got ${showValue(commitIntervalMs)})`);
-  }
-  return { applicationId: applicationId as string, processingGuarantee: guarantee, commitIntervalMs };
+  const processingGuarantee = parsed.data.processingGuarantee ?? 'at_least_once';
+  const commitIntervalMs = parsed.data.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS[processingGuarantee];
+  return { applicationId: parsed.data.applicationId as string, processingGuarantee, commitIntervalMs };
 }
 
 /** Finds a cycle of topics (sink of one sub-topology feeding the source of another, and back). */

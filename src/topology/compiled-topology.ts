@@ -3,7 +3,7 @@ import type { ClassifyFn } from '../dsl/process-options.js';
 import type { ProcessorFn } from '../dsl/processor.js';
 import type { Serde } from '../dsl/serdes.js';
 import type { OutputView, ProcessingGuarantee } from '../dsl/topology-builder.js';
-import type { RetryPolicy } from './retry-policy.js';
+import type { RetryPolicy } from '../failure/retry-policy.js';
 
 /**
  * The compiled, frozen topology: immutable.js records and lists, built once by `compile()`

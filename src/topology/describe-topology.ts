@@ -1,4 +1,4 @@
-import type { RetryPolicy } from './retry-policy.js';
+import type { RetryPolicy } from '../failure/retry-policy.js';
 import type { CompiledTopology, Subtopology } from './compiled-topology.js';
 
 /** Output formats of {@link describeTopology}. */

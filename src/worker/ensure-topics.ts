@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { MissingSourceTopicError } from '../errors.js';
-import type { KafkaAdminClient } from '../kafka/kafka-admin-client.js';
+import type { KafkaAdminClient } from '../kafkajs/kafka-admin-client.js';
 import { producedTopics, type CompiledTopology } from '../topology/compiled-topology.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { KafkaAdminClient } from '../kafka/kafka-admin-client.js';
-import type { KafkaClient } from '../kafka/kafka-client.js';
-import type { TopicPartition } from '../kafka/group-consumer.js';
-import type { KafkajsRecordProducer } from '../kafka/kafkajs-record-producer.js';
-import { KafkajsTransactionalProducer } from '../kafka/kafkajs-transactional-producer.js';
+import type { KafkaAdminClient } from '../kafkajs/kafka-admin-client.js';
+import type { KafkaClient } from '../kafkajs/kafka-client.js';
+import type { TopicPartition } from '../kafkajs/group-consumer.js';
+import type { KafkajsRecordProducer } from '../kafkajs/kafkajs-record-producer.js';
+import { KafkajsTransactionalProducer } from '../kafkajs/kafkajs-transactional-producer.js';
 import { PartitionTask, type TaskOutputPorts } from '../runtime/partition-task.js';
 import type { Clock, OffsetCommitter } from '../runtime/ports.js';
 import type { TaskListener } from '../runtime/task-listener.js';

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import { createKafka, type KafkaClient } from '../kafka/kafka-client.js';
-import { KafkaAdminClient } from '../kafka/kafka-admin-client.js';
-import { GroupConsumer, type TopicPartition } from '../kafka/group-consumer.js';
-import { KafkajsRecordProducer } from '../kafka/kafkajs-record-producer.js';
-import type { InputRecord, TopicPartitionOffset } from '../record-types.js';
+import { createKafka, type KafkaClient } from '../kafkajs/kafka-client.js';
+import { KafkaAdminClient } from '../kafkajs/kafka-admin-client.js';
+import { GroupConsumer, type TopicPartition } from '../kafkajs/group-consumer.js';
+import { KafkajsRecordProducer } from '../kafkajs/kafkajs-record-producer.js';
+import type { InputRecord, TopicPartitionOffset } from '../record/record-types.js';
 import type { Clock } from '../runtime/ports.js';
 import { consumedTopics, type CompiledTopology } from '../topology/compiled-topology.js';
 import { createDedupStores, type DedupStores } from './dedup-stores.js';

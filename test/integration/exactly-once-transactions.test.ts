@@ -14,9 +14,9 @@ import { FaultySockets, KAFKA_API, type WireFault } from '../../scripts/lib/faul
 import { createTopics, produce, quietKafka, readToEnd, readTopics } from '../../scripts/lib/topic-io.js';
 import { sink } from '../../src/dsl/sink.js';
 import { topology } from '../../src/dsl/topology-builder.js';
-import { KafkaAdminClient } from '../../src/kafka/kafka-admin-client.js';
-import { KafkajsTransactionalProducer } from '../../src/kafka/kafkajs-transactional-producer.js';
-import type { InputRecord } from '../../src/record-types.js';
+import { KafkaAdminClient } from '../../src/kafkajs/kafka-admin-client.js';
+import { KafkajsTransactionalProducer } from '../../src/kafkajs/kafkajs-transactional-producer.js';
+import type { InputRecord } from '../../src/record/record-types.js';
 import { PartitionTask } from '../../src/runtime/partition-task.js';
 import type { PortErrorEvent } from '../../src/runtime/task-listener.js';
 import { compile } from '../../src/topology/compile.js';

@@ -1,0 +1,49 @@
+import type { DeadLetterCounts } from './dead-letter-tally.js';
+import type { DeadLetterView } from './dead-letter-view.js';
+
+/**
+ * Plain-text tables of `weir dlq inspect --format table`: aligned columns, long cells cut
+ * with an ellipsis.
+ */
+
+/** Cuts `text` to `max` characters (an ellipsis marks the cut) and puts it on one line. */
+export function cell(text: string | number | null | undefined, max = 40): string {
+  if (text === null || text === undefined || text === '') return '-';
+  const flat = String(text).replace(/\s+/g, ' ');
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** Aligns rows under a header; the last column is not padded. */
+export function formatTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]): string => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)].join('\n');
+}
+
+function origin(view: DeadLetterView): string {
+  return `${view.origin.topic}-${view.origin.partition}@${view.origin.offset}`;
+}
+
+/** The records table: one line per record, the weir headers that matter decoded. */
+export function recordsTable(views: readonly DeadLetterView[]): string {
+  const header = ['PARTITION@OFFSET', 'FAILED AT (UTC)', 'PROCESSOR', 'ERROR CLASS', 'ATTEMPTS', 'REPLAYS', 'ORIGINAL', 'KEY', 'ERROR MESSAGE'];
+  const rows = views.map((v) => [
+    `${v.partition}@${v.offset}`,
+    new Date(v.failedAtMs).toISOString(),
+    cell(v.processor, 24),
+    cell(v.errorClass, 28),
+    cell(v.attempts),
+    v.replayMax === undefined ? String(v.replayCount) : `${v.replayCount}/${v.replayMax}`,
+    cell(origin(v), 48),
+    cell(v.key, 24),
+    cell(v.errorMessage, 60),
+  ]);
+  return formatTable(header, rows);
+}
+
+/** The count tables: by error class, then by processor. */
+export function countsTables(counts: DeadLetterCounts): string {
+  const table = (title: string, map: Readonly<Record<string, number>>): string =>
+    formatTable([title, 'RECORDS'], Object.entries(map).map(([name, n]) => [name, String(n)]));
+  return `${table('ERROR CLASS', counts.byErrorClass)}\n\n${table('PROCESSOR', counts.byProcessor)}`;
+}

@@ -1,0 +1,125 @@
+import { optionProblems } from '../dsl/option-problems.js';
+import { parseDurationMs, retrySchema } from '../dsl/options-schema.js';
+import type { Jitter, RetryMode, RetryOptions } from '../dsl/process-options.js';
+
+/** A validated backoff. All times in ms. */
+export interface Backoff {
+  readonly initialMs: number;
+  readonly multiplier: number;
+  readonly maxMs: number;
+  readonly jitter: Jitter;
+}
+
+/** A validated retry policy, with every default filled in. */
+export interface RetryPolicy {
+  /** Total attempts, the first included; ≥ 1. */
+  readonly maxAttempts: number;
+  readonly backoff: Backoff;
+  readonly mode: RetryMode;
+  /**
+   * Retry-topic mode: the delay of each tier, ms (tier n has `tierDelaysMs[n]`). Empty in
+   * blocking mode.
+   */
+  readonly tierDelaysMs: readonly number[];
+  /** Whether tiers were given explicitly (fixed delays, no jitter) or derived from backoff. */
+  readonly explicitTiers: boolean;
+  /** Loop guard: most retry-topic hops per record. */
+  readonly maxHops: number;
+  /** Loop guard: most DLQ replays per record. */
+  readonly maxReplays: number;
+}
+
+/** Defaults, as documented on {@link RetryOptions}. */
+export const RETRY_DEFAULTS = Object.freeze({
+  maxAttempts: 3,
+  initialMs: 500,
+  multiplier: 2,
+  maxMs: 30_000,
+  jitter: 'equal' as Jitter,
+  mode: 'blocking' as RetryMode,
+  maxReplays: 3,
+});
+
+/**
+ * Validates retry options (zod, {@link retrySchema}) and fills in defaults.
+ *
+ * @returns the policy, or the list of problems (each naming the field, e.g.
+ *   `retry.backoff.maxMs (100) is less than retry.backoff.initialMs (500)`)
+ */
+export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPolicy | string[] {
+  const parsed = retrySchema.safeParse(options ?? {});
+  if (!parsed.success) return optionProblems(retrySchema, options, parsed.error, { prefix: 'retry', root: 'retry' });
+  const o = parsed.data;
+  const b = o.backoff ?? {};
+  const problems: string[] = [];
+  // Explicit tiers without maxAttempts: one retry per tier (`['1s', '10s', '1m']` → 4 attempts).
+  const maxAttempts = o.maxAttempts ?? (o.tiers !== undefined ? o.tiers.length + 1 : RETRY_DEFAULTS.maxAttempts);
+  const initialMs = b.initialMs ?? RETRY_DEFAULTS.initialMs;
+  const maxMs = b.maxMs ?? Math.max(RETRY_DEFAULTS.maxMs, initialMs);
+  if (maxMs < initialMs) problems.push(`retry.backoff.maxMs (${maxMs}) is less than retry.backoff.initialMs (${initialMs})`);
+  const mode = o.mode ?? RETRY_DEFAULTS.mode;
+  const explicit = o.tiers?.map((tier) => parseDurationMs(tier) as number);
+  if (explicit !== undefined) {
+    if (mode !== 'topics') problems.push(`retry.tiers is only valid with retry.mode 'topics'`);
+    if (maxAttempts - 1 < explicit.length) {
+      problems.push(
+        `retry.tiers has ${explicit.length} tier(s) but retry.maxAttempts (${maxAttempts}) allows only ${maxAttempts - 1} retr${maxAttempts === 2 ? 'y' : 'ies'}: ` +
+          `tiers past retry ${maxAttempts - 1} would never be used (raise maxAttempts, or drop it to get one retry per tier)`,
+      );
+    }
+  }
+  if (problems.length > 0) return problems;
+
+  const backoff: Backoff = Object.freeze({
+    initialMs,
+    multiplier: b.multiplier ?? RETRY_DEFAULTS.multiplier,
+    maxMs,
+    jitter: b.jitter ?? RETRY_DEFAULTS.jitter,
+  });
+  const tierDelaysMs = mode !== 'topics' ? [] : (explicit ?? scheduleTierDelays(backoff, maxAttempts - 1));
+  return Object.freeze({
+    maxAttempts,
+    backoff,
+    mode,
+    tierDelaysMs: Object.freeze(tierDelaysMs),
+    explicitTiers: explicit !== undefined,
+    maxHops: o.maxHops ?? maxAttempts,
+    maxReplays: o.maxReplays ?? RETRY_DEFAULTS.maxReplays,
+  });
+}
+
+/**
+ * The un-jittered delay of retry `retryIndex` (0 = the first retry):
+ * `min(maxMs, initialMs · multiplier^retryIndex)`, in ms.
+ */
+export function baseDelayMs(backoff: Backoff, retryIndex: number): number {
+  return Math.min(backoff.maxMs, backoff.initialMs * backoff.multiplier ** retryIndex);
+}
+
+/**
+ * One tier per distinct delay of the backoff schedule, in order, the last one reused for the
+ * remaining retries (Spring Kafka 3.2+ `sameIntervalTopicReuseStrategy` SINGLE_TOPIC): with
+ * `initialMs` 1000, `multiplier` 2, `maxMs` 5000 and 6 retries the delays are 1 s, 2 s, 4 s,
+ * 5 s, 5 s, 5 s and the tiers 1 s, 2 s, 4 s, 5 s. No tiers when there are no retries
+ * (`maxAttempts` 1).
+ *
+ * @param retries retries after the first attempt (`maxAttempts - 1`)
+ * @returns the tier delays in ms, in tier order
+ */
+export function scheduleTierDelays(backoff: Backoff, retries: number): number[] {
+  const delays: number[] = [];
+  for (let i = 0; i < retries; i++) {
+    const d = Math.round(baseDelayMs(backoff, i));
+    if (delays[delays.length - 1] !== d) delays.push(d);
+    if (d >= backoff.maxMs) break;
+  }
+  return delays;
+}
+
+/** The tier that retry `retryIndex` (0 = first retry) goes to in retry-topic mode. */
+export function tierIndexForRetry(policy: RetryPolicy, retryIndex: number): number {
+  if (policy.explicitTiers) return Math.min(retryIndex, policy.tierDelaysMs.length - 1);
+  const d = Math.round(baseDelayMs(policy.backoff, retryIndex));
+  const i = policy.tierDelaysMs.indexOf(d);
+  return i >= 0 ? i : policy.tierDelaysMs.length - 1;
+}

@@ -1,0 +1,136 @@
+import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
+import type { InputRecord, TopicPartitionOffset } from '../record/record-types.js';
+import type { OffsetCommitter } from '../runtime/ports.js';
+import { toInputRecord } from './kafka-messages.js';
+
+/** A topic partition. */
+export interface TopicPartition {
+  readonly topic: string;
+  readonly partition: number;
+}
+
+/** What the worker hears from its consumer group. Handlers must not throw. */
+export interface GroupConsumerHandlers {
+  /**
+   * A fetched batch, in offset order. Return true when accepted: the consumer then fetches
+   * after it. Return false to refuse it (no task ready): it is fetched again later.
+   *
+   * @param nextOffset the offset after the batch (past trailing transaction markers)
+   */
+  onBatch(topic: string, partition: number, records: InputRecord[], nextOffset: number): boolean;
+  /** The group is rebalancing: every partition may be revoked (kafkajs' eager protocol). */
+  onRebalancing(): void;
+  /** The new assignment after a (re)join. */
+  onAssignment(assignment: readonly TopicPartition[]): void;
+  /** kafkajs gave up (its consumer stopped); the worker builds a new consumer. */
+  onCrash(error: unknown): void;
+  /**
+   * A fetched batch held no records for weir — only transaction markers or aborted records —
+   * and kafkajs moved past it on its own: the partition's position is now `nextOffset`.
+   */
+  onSkipped(topic: string, partition: number, nextOffset: number): void;
+}
+
+/** Consumer-group settings. Times in ms. */
+export interface GroupConsumerOptions {
+  readonly groupId: string;
+  readonly topics: readonly string[];
+  /** `session.timeout.ms`; the broker allows 6 000 to 300 000 by default. */
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  /** `isolation.level=read_committed` (exactly_once) or read_uncommitted. */
+  readonly readCommitted: boolean;
+  /** `max.partition.fetch.bytes`, bytes. */
+  readonly maxBytesPerPartition?: number;
+}
+
+/**
+ * The worker's consumer group member over kafkajs: `eachBatch` with explicit offset
+ * resolution and commits, never throwing into kafkajs. kafkajs only fetches here; each
+ * partition's task runs its own loop, so a long backoff never blocks heartbeats. Records are
+ * resolved (fetched past) when a task accepts them, and committed only by the task.
+ * kafkajs restarts after a crash are off: the worker decides what to do.
+ */
+export class GroupConsumer implements OffsetCommitter {
+  private readonly consumer: Consumer;
+  private readonly removers: Array<() => void> = [];
+
+  constructor(
+    kafka: Kafka,
+    private readonly options: GroupConsumerOptions,
+    private readonly handlers: GroupConsumerHandlers,
+  ) {
+    this.consumer = kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: options.sessionTimeoutMs,
+      rebalanceTimeout: Math.max(60_000, options.sessionTimeoutMs),
+      heartbeatInterval: options.heartbeatIntervalMs,
+      readUncommitted: !options.readCommitted,
+      maxBytesPerPartition: options.maxBytesPerPartition ?? 1_048_576,
+      maxWaitTimeInMs: 250,
+      allowAutoTopicCreation: false,
+      retry: { retries: 8, initialRetryTime: 300, maxRetryTime: 5_000, restartOnFailure: async () => false },
+    });
+    const { GROUP_JOIN, REBALANCING, CRASH, START_BATCH_PROCESS } = this.consumer.events;
+    this.removers.push(
+      this.consumer.on(REBALANCING, () => handlers.onRebalancing()),
+      this.consumer.on(GROUP_JOIN, (event) => {
+        const assignment = Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) =>
+          (partitions as number[]).map((partition) => ({ topic, partition })),
+        );
+        handlers.onAssignment(assignment);
+      }),
+      this.consumer.on(CRASH, (event) => handlers.onCrash(event.payload.error)),
+      // kafkajs resolves batches emptied by filtering itself and never passes them to
+      // eachBatch; this event is the only sign of them (its batchSize counts what is left).
+      this.consumer.on(START_BATCH_PROCESS, ({ payload }) => {
+        if (payload.batchSize === 0) handlers.onSkipped(payload.topic, payload.partition, Number(payload.lastOffset) + 1);
+      }),
+    );
+  }
+
+  /** Joins the group and starts fetching. @throws the kafkajs error when the broker cannot be reached */
+  async start(): Promise<void> {
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: true });
+    await this.consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: 1,
+      eachBatch: (payload) => this.eachBatch(payload),
+    });
+  }
+
+  private async eachBatch({ batch, resolveOffset, isStale }: EachBatchPayload): Promise<void> {
+    if (isStale() || batch.messages.length === 0) return;
+    const records = batch.messages.map((m) => toInputRecord(batch.topic, batch.partition, m));
+    const last = batch.messages[batch.messages.length - 1]!.offset;
+    const nextOffset = Math.max(Number(batch.lastOffset()), Number(last)) + 1;
+    if (this.handlers.onBatch(batch.topic, batch.partition, records, nextOffset)) resolveOffset(last);
+  }
+
+  /** Stops fetching a partition (kafkajs `pause`). */
+  pause(tp: TopicPartition): void {
+    this.consumer.pause([{ topic: tp.topic, partitions: [tp.partition] }]);
+  }
+
+  resume(tp: TopicPartition): void {
+    this.consumer.resume([{ topic: tp.topic, partitions: [tp.partition] }]);
+  }
+
+  /** The next fetch of the partition starts at `offset`. */
+  seek(tp: TopicPartition, offset: number): void {
+    this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(offset) });
+  }
+
+  /** Commits group offsets (next offset to read), with the member's generation. */
+  async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
+    await this.consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) })));
+  }
+
+  /** Stops fetching, leaves the group and disconnects. */
+  async stop(): Promise<void> {
+    for (const remove of this.removers.splice(0)) remove();
+    await this.consumer.disconnect();
+  }
+}
