@@ -18,7 +18,8 @@ export type WeirErrorCode =
   | 'WEIR_NO_MATCHING_BRANCH'
   | 'WEIR_PRODUCER_FENCED'
   | 'WEIR_DEDUP_STORE'
-  | 'WEIR_TASK_CLOSED'
+  | 'WEIR_CLASSIFY_HOOK'
+  | 'WEIR_ILLEGAL_STATE'
   | 'WEIR_LOOP_GUARD'
   | 'WEIR_MISSING_SOURCE_TOPIC'
   | 'WEIR_RECORD_TOO_LARGE';
@@ -151,10 +152,21 @@ export class DedupStoreError extends WeirError {
   }
 }
 
-/** An operation on a task that was closed (revoked, fenced or shut down). */
-export class TaskClosedError extends WeirError {
-  constructor(task: string) {
-    super('WEIR_TASK_CLOSED', `task ${task} is closed`);
+/**
+ * A processor's `classify` hook threw, or answered something other than `'retry'` or `'dlq'`.
+ * A hook that cannot be trusted cannot keep the record safe from loops, so the record is
+ * dead-lettered with this error; `cause` is the processor's own failure. Non-retriable.
+ */
+export class ClassifyHookError extends WeirError {
+  readonly retriable = false;
+
+  /**
+   * @param problem what the hook did wrong, e.g. `classify threw: boom`
+   * @param reason the processor's error message
+   * @param processorError the processor's error (the `cause`)
+   */
+  constructor(problem: string, reason: string, processorError: unknown) {
+    super('WEIR_CLASSIFY_HOOK', `${problem}; the processor failed with: ${reason}`, { cause: processorError });
   }
 }
 
@@ -181,5 +193,16 @@ export class RecordTooLargeError extends WeirError {
 
   constructor(what: string, bytes: number, limitBytes: number) {
     super('WEIR_RECORD_TOO_LARGE', `${what} is ${bytes} bytes, over the record size limit of ${limitBytes} bytes (--max-record-bytes)`);
+  }
+}
+
+/**
+ * A lifecycle method called in a state that does not allow it (a task, worker or breaker
+ * transition outside its table), or another broken invariant: a bug in weir or in its caller,
+ * never a problem with the data.
+ */
+export class IllegalStateError extends WeirError {
+  constructor(message: string) {
+    super('WEIR_ILLEGAL_STATE', message);
   }
 }

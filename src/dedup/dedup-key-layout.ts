@@ -1,4 +1,4 @@
-import { murmur2 } from '../kafka/murmur2.js';
+import { murmur2 } from '../record/murmur2.js';
 
 /**
  * The Redis key layout of the dedup store. An application's keys are spread over hash-tag

@@ -1,13 +1,8 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import type { InputRecord, TopicPartitionOffset } from '../record/record-types.js';
+import type { InputRecord, TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
 import type { OffsetCommitter } from '../runtime/ports.js';
 import { toInputRecord } from './kafka-messages.js';
 
-/** A topic partition. */
-export interface TopicPartition {
-  readonly topic: string;
-  readonly partition: number;
-}
 
 /** What the worker hears from its consumer group. Handlers must not throw. */
 export interface GroupConsumerHandlers {

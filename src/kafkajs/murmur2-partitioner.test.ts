@@ -1,7 +1,7 @@
 import { Partitioners } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { murmur2Partition } from '../kafka/murmur2.js';
+import { murmur2Partition } from '../record/murmur2.js';
 
 describe('murmur2Partition', () => {
   it('puts every key on the partition kafkajs (and the Java client) would', () => {

@@ -31,6 +31,12 @@ export interface OutputRecord {
   readonly timestamp?: number;
 }
 
+/** A topic partition. */
+export interface TopicPartition {
+  readonly topic: string;
+  readonly partition: number;
+}
+
 /** Next offset to read (= committed offset) of one topic partition. */
 export interface TopicPartitionOffset {
   readonly topic: string;

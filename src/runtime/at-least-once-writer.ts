@@ -30,16 +30,16 @@ export class AtLeastOnceWriter implements TaskWriter {
       try {
         await this.producer.send(unit.outputs);
       } catch (error) {
-        return { durable: false, committed: false, error: { port: 'produce', error } };
+        return { kind: 'failed', port: 'produce', error };
       }
     }
-    if (!commitDue || nextOffset <= this.committed) return { durable: true, committed: false };
+    if (!commitDue || nextOffset <= this.committed) return { kind: 'durable', committed: false };
     try {
       await this.committer.commit([{ topic: this.topic, partition: this.partition, offset: nextOffset }]);
     } catch (error) {
-      return { durable: true, committed: false, error: { port: 'commit', error } };
+      return { kind: 'durable', committed: false, commitError: error };
     }
     this.committed = nextOffset;
-    return { durable: true, committed: true };
+    return { kind: 'durable', committed: true };
   }
 }

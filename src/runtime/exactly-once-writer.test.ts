@@ -71,7 +71,7 @@ const down = new Error('connection closed');
 describe('ExactlyOnceWriter', () => {
   it('writes outputs and offsets in one transaction: begin → send → sendOffsets → commit', async () => {
     const { p, writer } = setup();
-    expect(await writer.write(unitOf(2), 2, true)).toEqual({ durable: true, committed: true });
+    expect(await writer.write(unitOf(2), 2, true)).toEqual({ kind: 'durable', committed: true });
     expect(p.calls).toEqual(['begin', 'send', 'sendOffsets', 'commit']);
     expect(p.visible).toHaveLength(2);
     expect(writer.committedOffset).toBe(2);
@@ -79,23 +79,23 @@ describe('ExactlyOnceWriter', () => {
 
   it('does nothing before the commit interval is due', async () => {
     const { p, writer } = setup();
-    expect(await writer.write(unitOf(2), 2, false)).toEqual({ durable: false, committed: false });
+    expect(await writer.write(unitOf(2), 2, false)).toEqual({ kind: 'deferred' });
     expect(p.calls).toEqual([]);
   });
 
   it('aborts a transaction whose send failed and has the task re-run the unit', async () => {
     const { p, writer } = setup();
     p.faults.push({ step: 'send', error: down });
-    expect(await writer.write(unitOf(2), 2, true)).toMatchObject({ durable: false, rewind: true, error: { port: 'transaction', error: down } });
+    expect(await writer.write(unitOf(2), 2, true)).toMatchObject({ kind: 'rewind', error: down });
     expect(p.calls).toEqual(['begin', 'send', 'abort']);
-    expect(await writer.write(unitOf(2), 2, true)).toEqual({ durable: true, committed: true });
+    expect(await writer.write(unitOf(2), 2, true)).toEqual({ kind: 'durable', committed: true });
     expect(p.visible).toHaveLength(2);
   });
 
   it('resets a producer stuck in ABORTING, reads the offset back and re-runs the unit', async () => {
     const { p, writer } = setup(5);
     p.faults.push({ step: 'sendOffsets', error: down }, { step: 'abort', error: down });
-    expect(await writer.write(unitOf(1), 6, true)).toMatchObject({ durable: false, rewind: true });
+    expect(await writer.write(unitOf(1), 6, true)).toMatchObject({ kind: 'rewind' });
     expect(p.calls).toEqual(['begin', 'send', 'sendOffsets', 'abort', 'reset']);
     expect(p.visible).toEqual([]);
   });
@@ -103,14 +103,14 @@ describe('ExactlyOnceWriter', () => {
   it('resets a producer whose begin failed (stuck after an earlier failure)', async () => {
     const { p, writer } = setup();
     p.faults.push({ step: 'begin', error: new Error('Transaction state exception: Invalid state transition COMMITTING → TRANSACTING') });
-    expect(await writer.write(unitOf(1), 1, true)).toMatchObject({ durable: false, rewind: true });
+    expect(await writer.write(unitOf(1), 1, true)).toMatchObject({ kind: 'rewind' });
     expect(p.calls).toEqual(['begin', 'reset']);
   });
 
   it('resolves a commit whose reply was lost as committed when the offset reads back as the transaction’s', async () => {
     const { p, writer } = setup();
     p.faults.push({ step: 'commit', error: down, after: true });
-    expect(await writer.write(unitOf(3), 3, true)).toEqual({ durable: true, committed: true });
+    expect(await writer.write(unitOf(3), 3, true)).toEqual({ kind: 'durable', committed: true });
     expect(p.calls).toEqual(['begin', 'send', 'sendOffsets', 'commit', 'reset']);
     expect(writer.committedOffset).toBe(3);
     expect(p.visible).toHaveLength(3);
@@ -119,18 +119,18 @@ describe('ExactlyOnceWriter', () => {
   it('resolves a failed commit as aborted when the offset reads back unchanged: re-run, nothing twice', async () => {
     const { p, writer } = setup();
     p.faults.push({ step: 'commit', error: down });
-    expect(await writer.write(unitOf(3), 3, true)).toMatchObject({ durable: false, rewind: true });
+    expect(await writer.write(unitOf(3), 3, true)).toMatchObject({ kind: 'rewind' });
     expect(p.visible).toEqual([]);
-    expect(await writer.write(unitOf(3), 3, true)).toEqual({ durable: true, committed: true });
+    expect(await writer.write(unitOf(3), 3, true)).toEqual({ kind: 'durable', committed: true });
     expect(p.visible).toHaveLength(3);
   });
 
   it('keeps a failed commit in doubt while the reset fails, and resolves it on the next write', async () => {
     const { p, writer } = setup();
     p.faults.push({ step: 'commit', error: down, after: true }, { step: 'reset', error: down });
-    expect(await writer.write(unitOf(2), 2, true)).toEqual({ durable: false, committed: false, error: { port: 'transaction', error: down } });
+    expect(await writer.write(unitOf(2), 2, true)).toEqual({ kind: 'failed', port: 'transaction', error: down });
     // The next write (the same unit: the task neither re-ran nor moved on) resolves the doubt first.
-    expect(await writer.write(unitOf(2), 2, true)).toEqual({ durable: true, committed: true });
+    expect(await writer.write(unitOf(2), 2, true)).toEqual({ kind: 'durable', committed: true });
     expect(p.calls.filter((c) => c === 'commit')).toHaveLength(1);
     expect(p.visible).toHaveLength(2);
   });
@@ -144,9 +144,10 @@ describe('ExactlyOnceWriter', () => {
       p.committed = 25; // the partition's new owner committed meanwhile
     };
     const result = await writer.write(unitOf(2), 12, true);
-    expect(result).toMatchObject({ fenced: true, durable: false });
-    expect(result.error?.error).toBeInstanceOf(ProducerFencedError);
-    expect(String((result.error?.error as Error).cause)).toMatch(/committed offset of in-0 is 25, not 10/);
+    expect(result).toMatchObject({ kind: 'fenced' });
+    const error = result.kind === 'fenced' ? result.error : undefined;
+    expect(error).toBeInstanceOf(ProducerFencedError);
+    expect(String((error as Error).cause)).toMatch(/committed offset of in-0 is 25, not 10/);
   });
 
   it.each(['begin', 'send', 'sendOffsets', 'commit', 'abort'] as const)('closes as fenced when %s is fenced', async (step) => {
@@ -154,7 +155,7 @@ describe('ExactlyOnceWriter', () => {
     const fencedError = new ProducerFencedError('app-in-0');
     if (step === 'abort') p.faults.push({ step: 'send', error: down });
     p.faults.push({ step, error: fencedError });
-    expect(await writer.write(unitOf(1), 1, true)).toEqual({ durable: false, committed: false, fenced: true, error: { port: 'transaction', error: fencedError } });
+    expect(await writer.write(unitOf(1), 1, true)).toEqual({ kind: 'fenced', error: fencedError });
     expect(p.calls).not.toContain('reset');
     expect(p.visible).toEqual([]);
   });

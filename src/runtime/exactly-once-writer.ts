@@ -8,6 +8,13 @@ function isFenced(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as WeirError).code === 'WEIR_PRODUCER_FENCED';
 }
 
+/** A failed transaction whose producer must be reset: what it was for, and why it failed. */
+interface Recovery {
+  /** The offset the transaction would have committed when its commit was in doubt, else null. */
+  readonly inDoubt: number | null;
+  readonly cause: unknown;
+}
+
 /**
  * exactly_once: once per commit interval, one Kafka transaction holds every output of the
  * unit (sink, retry-tier and DLQ records alike) and the input offset:
@@ -28,7 +35,7 @@ function isFenced(error: unknown): boolean {
 export class ExactlyOnceWriter implements TaskWriter {
   private committed: number;
   /** Set when the producer must be reset: what the failed transaction was for. */
-  private recovery: { readonly inDoubt: number | null; readonly cause: unknown } | null = null;
+  private recovery: Recovery | null = null;
 
   constructor(
     private readonly topic: string,
@@ -47,9 +54,9 @@ export class ExactlyOnceWriter implements TaskWriter {
   }
 
   async write(unit: UnitOfWork, nextOffset: number, commitDue: boolean): Promise<WriteResult> {
-    if (this.recovery !== null) return this.recover();
-    if (!commitDue) return { durable: false, committed: false };
-    if (unit.isEmpty && nextOffset <= this.committed) return { durable: true, committed: false };
+    if (this.recovery !== null) return this.recover(this.recovery);
+    if (!commitDue) return { kind: 'deferred' };
+    if (unit.isEmpty && nextOffset <= this.committed) return { kind: 'durable', committed: false };
     let stage: 'begin' | 'send' | 'commit' = 'begin';
     try {
       await this.producer.begin();
@@ -63,17 +70,17 @@ export class ExactlyOnceWriter implements TaskWriter {
       if (stage === 'send') {
         try {
           await this.producer.abort();
-          return { durable: false, committed: false, rewind: true, error: { port: 'transaction', error } };
+          return { kind: 'rewind', error };
         } catch (abortError) {
           if (isFenced(abortError)) return fenced(abortError);
           // The producer is stuck in ABORTING: reset it below.
         }
       }
       this.recovery = { inDoubt: stage === 'commit' ? nextOffset : null, cause: error };
-      return this.recover();
+      return this.recover(this.recovery);
     }
     this.committed = nextOffset;
-    return { durable: true, committed: true };
+    return { kind: 'durable', committed: true };
   }
 
   /**
@@ -81,8 +88,8 @@ export class ExactlyOnceWriter implements TaskWriter {
    * that succeeds the unit stays as it is, neither durable nor re-run, and the task calls
    * again after a backoff.
    */
-  private async recover(): Promise<WriteResult> {
-    const { inDoubt, cause } = this.recovery!;
+  private async recover(recovery: Recovery): Promise<WriteResult> {
+    const { inDoubt, cause } = recovery;
     let read: number | undefined;
     try {
       await this.producer.reset();
@@ -92,17 +99,17 @@ export class ExactlyOnceWriter implements TaskWriter {
         this.recovery = null;
         return fenced(error);
       }
-      return { durable: false, committed: false, error: { port: 'transaction', error } };
+      return { kind: 'failed', port: 'transaction', error };
     }
     this.recovery = null;
     const actual = read ?? this.startOffset;
     if (inDoubt !== null && actual === inDoubt) {
       this.committed = inDoubt;
-      return { durable: true, committed: true };
+      return { kind: 'durable', committed: true };
     }
     if (actual === this.committed) {
       const error = inDoubt === null ? cause : new Error(`transaction for offset ${inDoubt} was aborted`, { cause });
-      return { durable: false, committed: false, rewind: true, error: { port: 'transaction', error } };
+      return { kind: 'rewind', error };
     }
     const zombie = new Error(`committed offset of ${this.topic}-${this.partition} is ${actual}, not ${this.committed}: another instance of the task committed`, { cause });
     return fenced(new ProducerFencedError(this.producer.transactionalId, { cause: zombie }));
@@ -110,5 +117,5 @@ export class ExactlyOnceWriter implements TaskWriter {
 }
 
 function fenced(error: unknown): WriteResult {
-  return { durable: false, committed: false, fenced: true, error: { port: 'transaction', error } };
+  return { kind: 'fenced', error };
 }

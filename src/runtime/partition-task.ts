@@ -1,5 +1,9 @@
 import { WEIR_HEADERS, headerNumber } from '../record/weir-headers.js';
 import type { Random } from '../failure/backoff.js';
+import { CappedBackoff } from '../failure/capped-backoff.js';
+import { IllegalStateError } from '../errors.js';
+import { taskId } from '../record/task-id.js';
+import type { PortName } from './ports.js';
 import { DEFAULT_MAX_RECORD_BYTES } from '../record/record-size.js';
 import type { InputRecord } from '../record/record-types.js';
 import { routeOf, type DedupPolicy, type RetryTier, type Subtopology } from '../topology/compiled-topology.js';
@@ -7,11 +11,11 @@ import { AtLeastOnceWriter } from './at-least-once-writer.js';
 import { DedupGate } from './dedup-gate.js';
 import { ExactlyOnceWriter } from './exactly-once-writer.js';
 import type { PollResult, WaitReason } from './poll-result.js';
-import { prepareRecord } from './prepared-record.js';
+import { prepareRecord, type PreparedRecord } from './prepared-record.js';
 import { TaskBuffer, type Slot } from './task-buffer.js';
-import { historyFromHeaders, type RetryHistory } from '../failure/retry-history.js';
+import { historyFromHeaders } from '../failure/retry-history.js';
 import { runAttempt } from './run-attempt.js';
-import { assertTransition, type TaskState } from './task-state.js';
+import { assertTransition, type TaskState, type TaskStateKind } from './task-state.js';
 import type { TaskWriter } from './task-writer.js';
 import { UnitOfWork } from './unit-of-work.js';
 import { TaskEvents } from './task-events.js';
@@ -30,10 +34,11 @@ const PORT_RETRY_MS = { initial: 100, max: 5_000 } as const;
  *
  * The task is pure given its ports and clock: it never sleeps or sets timers. Its driver (the
  * worker's task runner, or the TopologyTestDriver) feeds records with `enqueue()` and calls
- * `poll()` as its {@link PollResult} asks. One `poll()` at a time.
+ * `poll()` as its {@link PollResult} asks. One `poll()` at a time. Its lifecycle is the state
+ * table of {@link TaskState}; every change goes through `transition()`.
  */
 export class PartitionTask {
-  /** `<topic>-<partition>`. */
+  /** `<topic>-<partition>` (see `taskId`). */
   readonly id: string;
   readonly topic: string;
   readonly partition: number;
@@ -46,25 +51,24 @@ export class PartitionTask {
   private readonly dedupPolicy: DedupPolicy | null;
   private readonly random: Random;
   private readonly maxPollRecords: number;
-  private state: TaskState = 'running';
+  private state: TaskState = { kind: 'running' };
   private readonly buffer: TaskBuffer;
   /** The next offset after the records whose outcomes are durable. */
   private durable: number;
   private unit = new UnitOfWork();
   private lastCommitAt: number;
-  /** The head record while it waits for a blocking retry. */
-  private blocked: { readonly offset: number; readonly history: RetryHistory; readonly dueAt: number } | null = null;
-  private portFailures = 0;
-  private portRetryAt = 0;
-  private stopping: 'stop' | 'close' | null = null;
-  /** at_least_once: the last flush failed; write the unit again before processing more. */
-  private unflushed = false;
+  private readonly portBackoff = new CappedBackoff(PORT_RETRY_MS.initial, PORT_RETRY_MS.max);
+  /**
+   * A port call failed: the task waits until `retryAt`. With `rewrite` (a write failed before
+   * anything became durable), it writes the same unit again before it processes more records.
+   */
+  private portRetry: { readonly retryAt: number; readonly rewrite: boolean } | null = null;
 
   constructor(private readonly options: PartitionTaskOptions) {
     const { topology, topic, partition } = options;
     const route = routeOf(topology, topic);
-    if (route === undefined) throw new Error(`topic '${topic}' is neither a source nor a retry tier of topology '${topology.applicationId}'`);
-    this.id = `${topic}-${partition}`;
+    if (route === undefined) throw new IllegalStateError(`topic '${topic}' is neither a source nor a retry tier of topology '${topology.applicationId}'`);
+    this.id = taskId({ topic, partition });
     this.events = new TaskEvents(this.id, options.listener);
     this.topic = topic;
     this.partition = partition;
@@ -85,14 +89,14 @@ export class PartitionTask {
     const policy = this.tier === null ? this.sub.processor.dedup : null;
     this.dedupPolicy = policy;
     if (policy !== null) {
-      if (options.dedupStore === undefined) throw new Error(`processor '${this.sub.processor.name}' uses dedup but task ${this.id} has no dedup store`);
+      if (options.dedupStore === undefined) throw new IllegalStateError(`processor '${this.sub.processor.name}' uses dedup but task ${this.id} has no dedup store`);
       this.dedup = new DedupGate(options.dedupStore, policy, this.id, options.startOffset);
     }
   }
 
-  /** Current lifecycle state. */
-  get currentState(): TaskState {
-    return this.state;
+  /** Current lifecycle state (see {@link TaskState}). */
+  get currentState(): TaskStateKind {
+    return this.state.kind;
   }
 
   /** Records buffered and not yet processed. */
@@ -128,82 +132,79 @@ export class PartitionTask {
    * @returns how many records were accepted
    */
   enqueue(records: readonly InputRecord[], nextOffset?: number): number {
-    if (this.state === 'closed' || this.state === 'fenced') return 0;
+    if (this.state.kind === 'closed' || this.state.kind === 'fenced') return 0;
     return this.buffer.enqueue(records, nextOffset);
   }
 
   /** A rebalance began: finish the record in hand, flush and commit, then take no records until `resume()`. */
   suspend(): void {
-    if (this.state !== 'running') return;
-    assertTransition(this.id, this.state, 'suspended');
-    this.state = 'suspended';
+    if (this.state.kind === 'running') this.transition({ kind: 'suspended' });
   }
 
   /** The rebalance kept this task's partition: continue. */
   resume(): void {
-    if (this.state !== 'suspended') return;
-    assertTransition(this.id, this.state, 'running');
-    this.state = 'running';
+    if (this.state.kind === 'suspended') this.transition({ kind: 'running' });
   }
 
   /**
    * Asks the task to finish: after the record in hand, `'stop'` flushes and commits (shutdown);
    * `'close'` drops everything not yet durable (partition revoked). The next `poll()` returns
-   * `closed`.
+   * `closed`. A `'close'` wins over an earlier `'stop'`.
    */
   requestStop(mode: 'stop' | 'close'): void {
-    if (this.stopping !== 'close') this.stopping = mode;
+    const { kind } = this.state;
+    if (kind === 'running' || kind === 'suspended' || (kind === 'stopping' && mode === 'close')) this.transition({ kind: 'stopping', mode });
   }
 
   /** Runs the task as far as it can go without waiting. See {@link PollResult}. */
   async poll(): Promise<PollResult> {
-    if (this.state === 'closed' || this.state === 'fenced') return { kind: 'closed', state: this.state };
-    if (this.stopping !== null) return this.finish();
+    if (this.state.kind === 'closed' || this.state.kind === 'fenced') return { kind: 'closed', state: this.state.kind };
+    if (this.state.kind === 'stopping') return this.finish(this.state.mode);
     const now = this.options.clock.now();
-    if (this.portRetryAt > now) return { kind: 'wait', untilMs: this.portRetryAt, reason: 'port-retry' };
+    if (this.portRetry !== null && this.portRetry.retryAt > now) return { kind: 'wait', untilMs: this.portRetry.retryAt, reason: 'port-retry' };
     if (this.dedup && !(await this.dedup.recover(this.events.listener))) return this.portFailed('dedup', this.dedup.lastError);
-    if (this.unflushed) {
+    if (this.portRetry?.rewrite) {
       const flushed = await this.flush(false);
       if (flushed !== undefined) return flushed;
     }
 
     let processed = 0;
-    while (processed < this.maxPollRecords && this.state === 'running' && this.stopping === null) {
+    while (processed < this.maxPollRecords && this.state.kind === 'running') {
       const slot = this.buffer.head;
       if (slot === undefined) break;
       const t = this.options.clock.now();
-      if (this.blocked !== null && this.blocked.offset === slot.raw.offset && this.blocked.dueAt > t) {
-        return this.waitAfterFlush(this.blocked.dueAt, 'backoff');
-      }
+      if (slot.retry !== undefined && slot.retry.dueAt > t) return this.waitAfterFlush(slot.retry.dueAt, 'backoff');
       if (this.tier !== null) {
         const due = headerNumber(slot.raw.headers, WEIR_HEADERS.retryDueMs);
         if (due !== undefined && due > t) return this.waitAfterFlush(due, 'due');
       }
-      if (slot.claim === undefined) {
-        const ok = await this.prepareWindow();
-        if (!ok) return this.portFailed('dedup', this.dedup?.lastError);
+      const { prepared, claim } = slot;
+      if (prepared === undefined || claim === undefined) {
+        if (!(await this.prepareWindow())) return this.portFailed('dedup', this.dedup?.lastError);
+        continue;
       }
-      if (slot.claim === 'busy') {
+      if (claim === 'busy' && this.dedup !== undefined) {
         slot.prepared = undefined;
         slot.claim = undefined;
-        return this.waitAfterFlush(t + this.dedup!.busyRetryMs(), 'dedup-busy');
+        return this.waitAfterFlush(t + this.dedup.busyRetryMs(), 'dedup-busy');
       }
-      const key = slot.prepared!.dedupKey;
-      if (slot.claim === 'duplicate' || (key !== null && this.unit.hasKey(key))) {
+      const key = prepared.dedupKey;
+      if (claim === 'duplicate' || (key !== null && this.unit.hasKey(key))) {
         this.unit.addDuplicate();
         this.events.outcome(slot.raw, 'duplicate', 0, t);
         this.buffer.advance();
         processed++;
         continue;
       }
-      const retry = await this.process(slot, t);
-      if (retry !== undefined) return this.waitAfterFlush(retry, 'backoff');
+      const retryAt = await this.process(slot, prepared, t);
+      if (retryAt !== undefined) return this.waitAfterFlush(retryAt, 'backoff');
       this.buffer.advance();
       processed++;
     }
 
-    if (this.stopping !== null) return this.finish();
-    if (this.state === 'suspended') {
+    const state = this.state as TaskState;
+    if (state.kind === 'stopping') return this.finish(state.mode);
+    if (state.kind === 'suspended') {
       await this.flush(true);
       return this.closedOr({ kind: 'idle' });
     }
@@ -214,9 +215,8 @@ export class PartitionTask {
   }
 
   /** Processes one record; returns the due time when it must be retried in place. */
-  private async process(slot: Slot, now: number): Promise<number | undefined> {
-    const prepared = slot.prepared!;
-    const history = this.blocked?.offset === slot.raw.offset ? this.blocked.history : historyFromHeaders(slot.raw, this.tier !== null);
+  private async process(slot: Slot, prepared: PreparedRecord, now: number): Promise<number | undefined> {
+    const history = slot.retry?.history ?? historyFromHeaders(slot.raw, this.tier !== null);
     const outcome = await runAttempt({
       applicationId: this.options.topology.applicationId,
       sub: this.sub,
@@ -227,15 +227,15 @@ export class PartitionTask {
       maxRecordBytes: this.options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES,
       onLateForward: () => this.events.lateForward(slot.raw, this.sub.processor.name),
     });
-    const attempt = prepared.record === undefined ? history.attempts : history.attempts + 1;
-    if (outcome.kind === 'retry' && outcome.output === undefined) {
+    const attempt = prepared.kind === 'unreadable' ? history.attempts : history.attempts + 1;
+    if (outcome.kind === 'retry-in-place') {
       const dueAt = now + outcome.delayMs;
-      this.blocked = { offset: slot.raw.offset, history: { ...history, attempts: attempt, firstFailureMs: history.firstFailureMs ?? now }, dueAt };
+      slot.retry = { history: { ...history, attempts: attempt, firstFailureMs: history.firstFailureMs ?? now }, dueAt };
       this.events.outcome(slot.raw, outcome, attempt, now);
       return dueAt;
     }
-    this.blocked = null;
-    this.unit.add(outcome.kind === 'success' ? outcome.outputs : [outcome.output!], prepared.dedupKey);
+    slot.retry = undefined;
+    this.unit.add(outcome.kind === 'success' ? outcome.outputs : [outcome.output], prepared.dedupKey);
     this.events.outcome(slot.raw, outcome, attempt, now);
     return undefined;
   }
@@ -262,25 +262,31 @@ export class PartitionTask {
     const nextOffset = this.buffer.nextOffset();
     if (unit.isEmpty && (!commitDue || nextOffset <= this.writer.committedOffset)) return undefined;
     const result = await this.writer.write(unit, nextOffset, commitDue);
-    if (result.fenced) {
-      this.transition('fenced');
-      return { kind: 'closed', state: 'fenced' };
+    switch (result.kind) {
+      case 'fenced':
+        this.transition({ kind: 'fenced' });
+        return { kind: 'closed', state: 'fenced' };
+      case 'failed':
+        return this.portFailed(result.port, result.error, true);
+      case 'rewind':
+        this.buffer.rewind();
+        this.unit = new UnitOfWork();
+        return this.portFailed('transaction', result.error);
+      case 'durable': {
+        this.durable = nextOffset;
+        const confirmed = this.dedup ? await this.dedup.confirm(unit.dedupKeys, this.buffer.waiting(), this.events.listener) : 0;
+        this.buffer.dropProcessed();
+        this.unit = new UnitOfWork();
+        this.events.flushed(this.topic, this.partition, unit, confirmed, result.committed ? nextOffset : undefined);
+        if (result.committed || nextOffset <= this.writer.committedOffset) this.lastCommitAt = now;
+        if (result.commitError !== undefined) return this.portFailed('commit', result.commitError);
+        break;
+      }
+      case 'deferred':
+        break;
     }
-    if (result.durable) {
-      this.durable = nextOffset;
-      const confirmed = this.dedup ? await this.dedup.confirm(unit.dedupKeys, this.buffer.waiting(), this.events.listener) : 0;
-      this.buffer.dropProcessed();
-      this.unit = new UnitOfWork();
-      this.events.flushed(this.topic, this.partition, unit, confirmed, result.committed ? nextOffset : undefined);
-    } else if (result.rewind) {
-      this.buffer.rewind();
-      this.blocked = null;
-      this.unit = new UnitOfWork();
-    }
-    if (result.committed || (result.durable && nextOffset <= this.writer.committedOffset)) this.lastCommitAt = now;
-    this.unflushed = !result.durable && !result.rewind && result.error !== undefined;
-    if (result.error !== undefined) return this.portFailed(result.error.port, result.error.error);
-    this.portFailures = 0;
+    this.portBackoff.reset();
+    this.portRetry = null;
     return undefined;
   }
 
@@ -296,33 +302,33 @@ export class PartitionTask {
     return { kind: 'wait', untilMs: this.lastCommitAt + this.options.topology.commitIntervalMs, reason: 'commit' };
   }
 
-  private portFailed(port: 'produce' | 'commit' | 'transaction' | 'dedup', error: unknown): PollResult {
-    const retryInMs = Math.min(PORT_RETRY_MS.max, PORT_RETRY_MS.initial * 2 ** this.portFailures);
-    this.portFailures++;
-    this.portRetryAt = this.options.clock.now() + retryInMs;
+  /** A port failed: report it and wait (capped backoff); `rewrite` the unit first when nothing of it became durable. */
+  private portFailed(port: PortName, error: unknown, rewrite = false): PollResult {
+    const retryInMs = this.portBackoff.next();
+    this.portRetry = { retryAt: this.options.clock.now() + retryInMs, rewrite };
     this.events.portError(port, error, retryInMs);
-    return { kind: 'wait', untilMs: this.portRetryAt, reason: 'port-retry' };
+    return { kind: 'wait', untilMs: this.portRetry.retryAt, reason: 'port-retry' };
   }
 
-  private async finish(): Promise<PollResult> {
-    if (this.stopping === 'stop') {
+  private async finish(mode: 'stop' | 'close'): Promise<PollResult> {
+    if (mode === 'stop') {
       const flushed = await this.flush(true);
       if (flushed?.kind === 'closed') return flushed;
     }
-    this.transition('closed');
+    this.transition({ kind: 'closed' });
     return { kind: 'closed', state: 'closed' };
   }
 
   private closedOr(result: PollResult): PollResult {
-    return this.state === 'fenced' ? { kind: 'closed', state: 'fenced' } : result;
+    return this.state.kind === 'fenced' ? { kind: 'closed', state: 'fenced' } : result;
   }
 
+  /** The one place the task's state changes, checked against {@link TASK_TRANSITIONS}. */
   private transition(to: TaskState): void {
-    if (this.state === to) return;
-    assertTransition(this.id, this.state, to);
+    const from = this.state.kind;
+    if (from === to.kind && to.kind !== 'stopping') return;
+    assertTransition(this.id, from, to.kind);
     this.state = to;
-    if (to === 'closed' || to === 'fenced') this.events.closed(to);
+    if (to.kind === 'closed' || to.kind === 'fenced') this.events.closed(to.kind);
   }
-
 }
-

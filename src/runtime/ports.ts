@@ -6,6 +6,9 @@ import type { OutputRecord, TopicPartitionOffset } from '../record/record-types.
  * imports kafkajs or ioredis.
  */
 
+/** The ports whose failures a task reports and backs off from (`weir_port_errors_total{port}`). */
+export type PortName = 'produce' | 'commit' | 'transaction' | 'dedup';
+
 /** Wall-clock time, injected so backoff and due times are testable. */
 export interface Clock {
   /** Current time, epoch ms. */

@@ -4,16 +4,14 @@ import { DeserializationError } from '../errors.js';
 import type { InputRecord } from '../record/record-types.js';
 import type { DedupPolicy, SourceNode } from '../topology/compiled-topology.js';
 
-/** A raw record made ready for its processor: deserialized, with its dedup key. */
-export interface PreparedRecord {
-  readonly raw: InputRecord;
-  /** The deserialized record; absent when deserialization (or the dedup key) failed. */
-  readonly record?: ProcessorRecord;
-  /** Why the record cannot be processed: it goes to the DLQ as it is. */
-  readonly error?: unknown;
-  /** The dedup key; `null` when dedup is off or the record has none. */
-  readonly dedupKey: string | null;
-}
+/**
+ * A raw record made ready for its processor:
+ * - `ready`: deserialized, with its dedup key (`null` when dedup is off or the record has none);
+ * - `unreadable`: deserialization (or the dedup key) failed; it goes to the DLQ as it is.
+ */
+export type PreparedRecord =
+  | { readonly kind: 'ready'; readonly raw: InputRecord; readonly record: ProcessorRecord; readonly dedupKey: string | null }
+  | { readonly kind: 'unreadable'; readonly raw: InputRecord; readonly error: unknown; readonly dedupKey: null };
 
 function deserialize(raw: InputRecord, source: SourceNode): ProcessorRecord | DeserializationError {
   let key: unknown;
@@ -46,16 +44,16 @@ function deserialize(raw: InputRecord, source: SourceNode): ProcessorRecord | De
  */
 export function prepareRecord(raw: InputRecord, source: SourceNode, dedup: DedupPolicy | null): PreparedRecord {
   const record = deserialize(raw, source);
-  if (record instanceof DeserializationError) return { raw, error: record, dedupKey: null };
-  if (dedup === null) return { raw, record, dedupKey: null };
+  if (record instanceof DeserializationError) return { kind: 'unreadable', raw, error: record, dedupKey: null };
+  if (dedup === null) return { kind: 'ready', raw, record, dedupKey: null };
   try {
     const key = dedup.key(record);
-    if (key === undefined || key === null) return { raw, record, dedupKey: null };
+    if (key === undefined || key === null) return { kind: 'ready', raw, record, dedupKey: null };
     // A replay from the DLQ is a new delivery of a record whose key is confirmed: it is
     // deduplicated per replay, so it is not dropped as a duplicate of its original.
     const replays = headerNumber(raw.headers, WEIR_HEADERS.replayCount) ?? 0;
-    return { raw, record, dedupKey: replays > 0 ? `${String(key)}#replay-${replays}` : String(key) };
+    return { kind: 'ready', raw, record, dedupKey: replays > 0 ? `${String(key)}#replay-${replays}` : String(key) };
   } catch (error) {
-    return { raw, error, dedupKey: null };
+    return { kind: 'unreadable', raw, error, dedupKey: null };
   }
 }

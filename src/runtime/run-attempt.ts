@@ -1,18 +1,13 @@
-import { buildDeadLetterRecord } from '../failure/dead-letter-record.js';
-import type { FailureInfo } from '../failure/failure-headers.js';
-import { recordOrigin } from '../record/record-origin.js';
 import type { ProcessorContext, ProcessorOutput, ProcessorRecord } from '../dsl/processor.js';
-import { fitDeadLetter } from '../failure/fit-dead-letter.js';
-import { LoopGuardError, RecordTooLargeError } from '../errors.js';
+import { RecordTooLargeError } from '../errors.js';
+import type { Random } from '../failure/backoff.js';
+import { deadLetterOutcome, decideFailure, type FailureContext } from '../failure/decide-failure.js';
+import type { RetryHistory } from '../failure/retry-history.js';
+import { recordOrigin } from '../record/record-origin.js';
 import { recordBytes } from '../record/record-size.js';
-import { computeBackoffDelay, type Random } from '../failure/backoff.js';
-import { classifyError, errorClassOf, errorMessageOf } from '../failure/classify-error.js';
-import { tierIndexForRetry } from '../failure/retry-policy.js';
-import { buildRetryTierRecord } from '../failure/retry-tier-record.js';
 import type { Subtopology } from '../topology/compiled-topology.js';
 import type { PreparedRecord } from './prepared-record.js';
 import type { RecordOutcome } from './record-outcome.js';
-import type { RetryHistory } from '../failure/retry-history.js';
 import { routeOutputs } from './route-outputs.js';
 
 /** Everything one attempt needs. Times are epoch ms. */
@@ -30,58 +25,34 @@ export interface AttemptInput {
   readonly onLateForward?: () => void;
 }
 
-function failureInfo(input: AttemptInput, attempts: number, error: unknown): FailureInfo {
+function failureContext(input: AttemptInput): FailureContext {
+  const { sub } = input;
   return {
     applicationId: input.applicationId,
-    processor: input.sub.processor.name,
-    attempts,
-    error,
-    firstFailureMs: input.history.firstFailureMs ?? input.now,
-    lastFailureMs: input.now,
-    replayCount: input.history.replayCount,
+    processor: sub.processor.name,
+    policy: sub.processor.retry,
+    deadLetterTopic: sub.deadLetter.topic,
+    tiers: sub.retryTiers.toArray(),
+    record: input.prepared.raw,
+    history: input.history,
+    now: input.now,
+    random: input.random,
+    maxRecordBytes: input.maxRecordBytes,
   };
-}
-
-function deadLetter(input: AttemptInput, attempts: number, error: unknown): RecordOutcome {
-  const output = buildDeadLetterRecord(input.prepared.raw, input.sub.deadLetter.topic, failureInfo(input, attempts, error), input.sub.processor.retry.maxReplays);
-  return {
-    kind: 'dead-letter',
-    output: fitDeadLetter(output, input.maxRecordBytes),
-    errorClass: errorClassOf(error),
-    error,
-  };
-}
-
-function retryLater(input: AttemptInput, attempt: number, error: unknown): RecordOutcome {
-  const policy = input.sub.processor.retry;
-  const retryIndex = attempt - 1;
-  if (policy.mode === 'blocking') {
-    return { kind: 'retry', delayMs: computeBackoffDelay(policy.backoff, retryIndex, input.random), errorClass: errorClassOf(error), error };
-  }
-  const hops = input.history.hops + 1;
-  if (hops > policy.maxHops) {
-    return deadLetter(input, attempt, new LoopGuardError(`record exceeded the hop limit (${policy.maxHops}) after: ${errorMessageOf(error)}`));
-  }
-  const tier = input.sub.retryTiers.get(tierIndexForRetry(policy, retryIndex))!;
-  const delayMs = policy.explicitTiers ? tier.delayMs : computeBackoffDelay(policy.backoff, retryIndex, input.random);
-  const output = buildRetryTierRecord(input.prepared.raw, tier.topic, failureInfo(input, attempt, error), input.now + delayMs, hops);
-  const bytes = recordBytes(output);
-  if (bytes > input.maxRecordBytes) return deadLetter(input, attempt, new RecordTooLargeError(`the retry copy for '${tier.topic}'`, bytes, input.maxRecordBytes));
-  return { kind: 'retry', delayMs, errorClass: errorClassOf(error), error, output };
 }
 
 /**
  * Runs one processing attempt of one record and returns its outcome as a value: success
- * (routed, serialized outputs), retry (blocking delay, or the retry-tier copy), or
- * dead-letter (the DLQ copy). Never throws: processor errors, serde errors, failing
- * predicates and outputs over the record size limit all become outcomes, and a dead-letter
- * copy too large for the broker leaves out what it must (see `fitDeadLetter`).
+ * (routed, serialized outputs), or what the failure path decides (`decideFailure`): a retry
+ * in place, a retry-tier copy, or a dead letter. Never throws: processor errors, serde errors,
+ * failing predicates and outputs over the record size limit all become outcomes, and a
+ * dead-letter copy too large for the broker leaves out what it must (see `fitDeadLetter`).
  */
 export async function runAttempt(input: AttemptInput): Promise<RecordOutcome> {
   const { sub, prepared, history } = input;
   const processor = sub.processor;
   const attempt = history.attempts + 1;
-  if (prepared.record === undefined) return deadLetter(input, history.attempts, prepared.error);
+  if (prepared.kind === 'unreadable') return deadLetterOutcome(failureContext(input), history.attempts, prepared.error);
 
   const record: ProcessorRecord = prepared.record;
   const origin = recordOrigin(prepared.raw);
@@ -125,21 +96,13 @@ export async function runAttempt(input: AttemptInput): Promise<RecordOutcome> {
     } catch (error) {
       routed = { error };
     }
-    if (!Array.isArray(routed)) return deadLetter(input, attempt, routed.error);
+    if (!Array.isArray(routed)) return deadLetterOutcome(failureContext(input), attempt, routed.error);
     for (const output of routed) {
       const bytes = recordBytes(output);
-      if (bytes > input.maxRecordBytes) return deadLetter(input, attempt, new RecordTooLargeError(`the output to '${output.topic}'`, bytes, input.maxRecordBytes));
+      if (bytes > input.maxRecordBytes) return deadLetterOutcome(failureContext(input), attempt, new RecordTooLargeError(`the output to '${output.topic}'`, bytes, input.maxRecordBytes));
     }
     return { kind: 'success', outputs: routed };
   }
-
-  const { classification, hookError } = classifyError(failure.error, record, processor.classify ?? undefined);
-  if (hookError !== undefined) {
-    const reason = errorMessageOf(failure.error);
-    const hookFailure = new Error(`${hookError}; the processor failed with: ${reason}`, { cause: failure.error });
-    hookFailure.name = 'ClassifyHookError';
-    return deadLetter(input, attempt, hookFailure);
-  }
-  if (classification === 'dlq' || attempt >= processor.retry.maxAttempts) return deadLetter(input, attempt, failure.error);
-  return retryLater(input, attempt, failure.error);
+  return decideFailure(failureContext(input), attempt, failure.error, record, processor.classify ?? undefined);
 }
+

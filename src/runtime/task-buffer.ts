@@ -1,3 +1,4 @@
+import type { RetryHistory } from '../failure/retry-history.js';
 import type { InputRecord } from '../record/record-types.js';
 import type { ClaimStatus } from './ports.js';
 import type { PreparedRecord } from './prepared-record.js';
@@ -7,6 +8,8 @@ export interface Slot {
   readonly raw: InputRecord;
   prepared?: PreparedRecord;
   claim?: ClaimStatus;
+  /** Blocking mode: the record failed and is retried in place at `dueAt` (epoch ms), with this history. */
+  retry?: { readonly history: RetryHistory; readonly dueAt: number };
 }
 
 /**
@@ -82,8 +85,10 @@ export class TaskBuffer {
     this.cursor = 0;
   }
 
-  /** The unit of work was aborted: its records are processed again. */
+  /** The unit of work was aborted: its records are processed again, and a pending retry in place starts over. */
   rewind(): void {
+    const head = this.slots[this.cursor];
+    if (head !== undefined) head.retry = undefined;
     this.cursor = 0;
   }
 }

@@ -21,7 +21,8 @@ export class TaskEvents {
     else if (outcome.kind === 'success') onRecord({ ...base, outcome: 'success', outputs: outcome.outputs.length });
     else {
       const failure = { errorClass: outcome.errorClass, errorMessage: errorMessageOf(outcome.error) };
-      onRecord({ ...base, outcome: outcome.kind, ...failure, ...(outcome.kind === 'retry' ? { delayMs: outcome.delayMs } : {}) });
+      if (outcome.kind === 'dead-letter') onRecord({ ...base, outcome: 'dead-letter', ...failure });
+      else onRecord({ ...base, outcome: 'retry', ...failure, delayMs: outcome.delayMs });
     }
   }
 

@@ -1,18 +1,22 @@
 import type { UnitOfWork } from './unit-of-work.js';
 
-/** What a {@link TaskWriter} achieved. */
-export interface WriteResult {
-  /** The unit's outputs are durable in Kafka (acked, or in a committed transaction). */
-  readonly durable: boolean;
-  /** The offset was committed. */
-  readonly committed: boolean;
-  /** A port failed; the task backs off and tries again. */
-  readonly error?: { readonly port: 'produce' | 'commit' | 'transaction'; readonly error: unknown };
-  /** The unit's outputs were discarded (aborted transaction): re-run its records. */
-  readonly rewind?: boolean;
-  /** exactly_once: a newer producer owns the transactional id; the task must close. */
-  readonly fenced?: boolean;
-}
+/**
+ * What a {@link TaskWriter} achieved:
+ * - `deferred`: nothing written yet (exactly_once between commits);
+ * - `durable`: the unit's outputs are durable in Kafka (acknowledged, or in a committed
+ *   transaction); `committed` says whether the offset was committed too, and `commitError` why
+ *   not when committing it failed (at_least_once: the outputs stay durable, the commit is
+ *   retried);
+ * - `rewind`: the unit's outputs were discarded (an aborted transaction): re-run its records;
+ * - `fenced`: exactly_once: a newer producer owns the transactional id; the task must close;
+ * - `failed`: a port failed before anything became durable; write the same unit again later.
+ */
+export type WriteResult =
+  | { readonly kind: 'deferred' }
+  | { readonly kind: 'durable'; readonly committed: boolean; readonly commitError?: unknown }
+  | { readonly kind: 'rewind'; readonly error: unknown }
+  | { readonly kind: 'fenced'; readonly error: unknown }
+  | { readonly kind: 'failed'; readonly port: 'produce' | 'transaction'; readonly error: unknown };
 
 /**
  * Makes a task's unit of work durable and commits its offset, per `processing.guarantee`.

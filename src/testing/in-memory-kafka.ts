@@ -1,7 +1,7 @@
 import { ProducerFencedError } from '../errors.js';
 import type { InputRecord, OutputRecord, TopicPartitionOffset } from '../record/record-types.js';
 import type { Clock, OffsetCommitter, OffsetReader, RecordProducer, TransactionalProducer } from '../runtime/ports.js';
-import { murmur2Partition } from '../kafka/murmur2.js';
+import { murmur2Partition } from '../record/murmur2.js';
 
 /** Operations of the in-memory broker that a fault hook can intercept. */
 export type BrokerOperation = 'produce' | 'commit' | 'txn-begin' | 'txn-send' | 'txn-send-offsets' | 'txn-commit' | 'txn-abort';

@@ -1,6 +1,6 @@
 import { MemoryDedupStore } from '../dedup/memory-dedup-store.js';
 import { topologyDefinitionOf, type TopologyBuilder } from '../dsl/topology-builder.js';
-import { murmur2Partition } from '../kafka/murmur2.js';
+import { murmur2Partition } from '../record/murmur2.js';
 import type { Random } from '../failure/backoff.js';
 import { compile, type CompileOverrides } from '../topology/compile.js';
 import type { CompiledTopology } from '../topology/compiled-topology.js';

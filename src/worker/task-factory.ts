@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { KafkaAdminClient } from '../kafkajs/kafka-admin-client.js';
 import type { KafkaClient } from '../kafkajs/kafka-client.js';
-import type { TopicPartition } from '../kafkajs/group-consumer.js';
+import type { TopicPartition } from '../record/record-types.js';
 import type { KafkajsRecordProducer } from '../kafkajs/kafkajs-record-producer.js';
 import { KafkajsTransactionalProducer } from '../kafkajs/kafkajs-transactional-producer.js';
 import { PartitionTask, type TaskOutputPorts } from '../runtime/partition-task.js';

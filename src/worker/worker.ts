@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import { createKafka, type KafkaClient } from '../kafkajs/kafka-client.js';
 import { KafkaAdminClient } from '../kafkajs/kafka-admin-client.js';
-import { GroupConsumer, type TopicPartition } from '../kafkajs/group-consumer.js';
+import { GroupConsumer } from '../kafkajs/group-consumer.js';
+import type { TopicPartition } from '../record/record-types.js';
 import { KafkajsRecordProducer } from '../kafkajs/kafkajs-record-producer.js';
 import type { InputRecord, TopicPartitionOffset } from '../record/record-types.js';
 import type { Clock } from '../runtime/ports.js';

@@ -1,0 +1,97 @@
+import type { ClassifyFn } from '../dsl/process-options.js';
+import type { ProcessorRecord } from '../dsl/processor.js';
+import { ClassifyHookError, LoopGuardError, RecordTooLargeError } from '../errors.js';
+import { recordBytes } from '../record/record-size.js';
+import type { InputRecord } from '../record/record-types.js';
+import { computeBackoffDelay, type Random } from './backoff.js';
+import { classifyError, errorClassOf, errorMessageOf } from './classify-error.js';
+import { buildDeadLetterRecord } from './dead-letter-record.js';
+import type { FailureInfo } from './failure-headers.js';
+import type { FailureOutcome } from './failure-outcome.js';
+import { fitDeadLetter } from './fit-dead-letter.js';
+import type { RetryHistory } from './retry-history.js';
+import { tierIndexForRetry, type RetryPolicy } from './retry-policy.js';
+import { buildRetryTierRecord } from './retry-tier-record.js';
+
+/** A retry tier as the failure path needs it: its topic and delay (ms). */
+export interface RetryTierTarget {
+  readonly topic: string;
+  readonly delayMs: number;
+}
+
+/** Everything the failure path needs to know about a failed record. Times are epoch ms. */
+export interface FailureContext {
+  readonly applicationId: string;
+  readonly processor: string;
+  readonly policy: RetryPolicy;
+  readonly deadLetterTopic: string;
+  /** The processor's retry tiers, by tier index (empty in blocking mode). */
+  readonly tiers: readonly RetryTierTarget[];
+  /** The record as it was read (from the source or a retry tier). */
+  readonly record: InputRecord;
+  /** The record's retry history before this attempt. */
+  readonly history: RetryHistory;
+  readonly now: number;
+  readonly random: Random;
+  /** Largest record, bytes (`recordBytes` estimate). */
+  readonly maxRecordBytes: number;
+}
+
+function failureInfo(ctx: FailureContext, attempts: number, error: unknown): FailureInfo {
+  return {
+    applicationId: ctx.applicationId,
+    processor: ctx.processor,
+    attempts,
+    error,
+    firstFailureMs: ctx.history.firstFailureMs ?? ctx.now,
+    lastFailureMs: ctx.now,
+    replayCount: ctx.history.replayCount,
+  };
+}
+
+/**
+ * The record's dead-letter outcome: its DLQ copy with the failure headers, fitted to the record
+ * size limit (see `fitDeadLetter`).
+ *
+ * @param attempts how many times the record was processed (0 when it never reached the processor)
+ */
+export function deadLetterOutcome(ctx: FailureContext, attempts: number, error: unknown): FailureOutcome {
+  const output = buildDeadLetterRecord(ctx.record, ctx.deadLetterTopic, failureInfo(ctx, attempts, error), ctx.policy.maxReplays);
+  return { kind: 'dead-letter', output: fitDeadLetter(output, ctx.maxRecordBytes), errorClass: errorClassOf(error), error };
+}
+
+function retryOutcome(ctx: FailureContext, attempt: number, error: unknown): FailureOutcome {
+  const { policy } = ctx;
+  const retryIndex = attempt - 1;
+  if (policy.mode === 'blocking') {
+    return { kind: 'retry-in-place', delayMs: computeBackoffDelay(policy.backoff, retryIndex, ctx.random), errorClass: errorClassOf(error), error };
+  }
+  const hops = ctx.history.hops + 1;
+  if (hops > policy.maxHops) {
+    return deadLetterOutcome(ctx, attempt, new LoopGuardError(`record exceeded the hop limit (${policy.maxHops}) after: ${errorMessageOf(error)}`));
+  }
+  const tier = ctx.tiers[tierIndexForRetry(policy, retryIndex)];
+  if (tier === undefined) throw new Error(`processor '${ctx.processor}' has no retry tier for retry ${retryIndex + 1}`);
+  const delayMs = policy.explicitTiers ? tier.delayMs : computeBackoffDelay(policy.backoff, retryIndex, ctx.random);
+  const output = buildRetryTierRecord(ctx.record, tier.topic, failureInfo(ctx, attempt, error), ctx.now + delayMs, hops);
+  const bytes = recordBytes(output);
+  if (bytes > ctx.maxRecordBytes) return deadLetterOutcome(ctx, attempt, new RecordTooLargeError(`the retry copy for '${tier.topic}'`, bytes, ctx.maxRecordBytes));
+  return { kind: 'retry-topic', delayMs, output, errorClass: errorClassOf(error), error };
+}
+
+/**
+ * Decides what becomes of a failed attempt (Spring Kafka's and Kafka Connect's rules):
+ * the user's `classify` hook, else `defaultClassify`, says retry or dead-letter; a retriable
+ * failure is retried — in place (blocking mode) or through the next retry tier (retry-topic
+ * mode) — until `maxAttempts`, or until the hop limit (`LoopGuardError`); then it is
+ * dead-lettered. A hook that throws or answers something else dead-letters the record with a
+ * `ClassifyHookError`. Never throws for a valid topology.
+ *
+ * @param attempt the attempt that failed (1-based)
+ */
+export function decideFailure(ctx: FailureContext, attempt: number, error: unknown, record: ProcessorRecord, classify: ClassifyFn | undefined): FailureOutcome {
+  const { classification, hookError } = classifyError(error, record, classify);
+  if (hookError !== undefined) return deadLetterOutcome(ctx, attempt, new ClassifyHookError(hookError, errorMessageOf(error), error));
+  if (classification === 'dlq' || attempt >= ctx.policy.maxAttempts) return deadLetterOutcome(ctx, attempt, error);
+  return retryOutcome(ctx, attempt, error);
+}
