@@ -1,6 +1,9 @@
 /**
  * weir's one error hierarchy. Every error weir throws is a {@link WeirError} with a stable
- * `code`; user code can match on `code` instead of on messages.
+ * `code`; user code can match on `code` instead of on messages. The exceptions are on purpose:
+ * the errors of a Kafka client or ioredis pass through as they are (named in each method's
+ * `@throws`), and `weir/testing`'s `PlannedFailure` and `InjectedBrokerError` stand in for a
+ * processor's own errors and for broker errors, so they are plain `Error`s.
  *
  * Record outcomes (success, retry, dead-letter) are values, not exceptions: the errors below
  * are for topology, config and control failures, plus the few error classes that weir records
@@ -20,6 +23,10 @@ export type WeirErrorCode =
   | 'WEIR_DEDUP_STORE'
   | 'WEIR_CLASSIFY_HOOK'
   | 'WEIR_ILLEGAL_STATE'
+  | 'WEIR_TOPIC_STALLED'
+  | 'WEIR_BROKER_UNREACHABLE'
+  | 'WEIR_INVARIANT_VIOLATION'
+  | 'WEIR_TEST_DRIVER'
   | 'WEIR_LOOP_GUARD'
   | 'WEIR_MISSING_SOURCE_TOPIC'
   | 'WEIR_RECORD_TOO_LARGE';
@@ -204,5 +211,34 @@ export class RecordTooLargeError extends WeirError {
 export class IllegalStateError extends WeirError {
   constructor(message: string) {
     super('WEIR_ILLEGAL_STATE', message);
+  }
+}
+
+/** Reading a topic (`weir dlq inspect`, `weir dlq replay`) made no progress for its idle timeout. */
+export class TopicRangeStalledError extends WeirError {
+  constructor(message: string) {
+    super('WEIR_TOPIC_STALLED', message);
+  }
+}
+
+/** No Kafka broker answered: the message names the brokers tried and how to set them. */
+export class BrokerUnreachableError extends WeirError {
+  readonly brokers: readonly string[];
+
+  constructor(brokers: readonly string[], options?: { cause?: unknown }) {
+    const reason = options?.cause instanceof Error ? `: ${options.cause.message}` : '';
+    super('WEIR_BROKER_UNREACHABLE', `cannot reach Kafka at ${brokers.join(',')} (set --brokers or KAFKA_BROKERS)${reason}`, options);
+    this.brokers = brokers;
+  }
+}
+
+/**
+ * The TopologyTestDriver (`weir/testing`) was used wrongly — a record it cannot pipe (no such
+ * partition, a value its serde cannot write), a topic that is not the topology's — or its
+ * tasks did not settle (a livelock in the topology under test).
+ */
+export class TestDriverError extends WeirError {
+  constructor(message: string) {
+    super('WEIR_TEST_DRIVER', message);
   }
 }

@@ -36,5 +36,12 @@ export {
   LoopGuardError,
   ProducerFencedError,
   DedupStoreError,
+  ClassifyHookError,
+  MissingSourceTopicError,
+  RecordTooLargeError,
+  IllegalStateError,
+  TopicRangeStalledError,
+  BrokerUnreachableError,
+  TestDriverError,
 } from './errors.js';
 export type { WeirErrorCode } from './errors.js';

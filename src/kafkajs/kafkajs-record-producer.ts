@@ -1,7 +1,7 @@
 import { CompressionTypes, Partitioners, type Kafka, type Producer } from 'kafkajs';
 import type { OutputRecord } from '../record/record-types.js';
-import type { RecordProducer } from '../runtime/ports.js';
-import { topicMessagesOf } from './kafka-messages.js';
+import type { RecordProducerClient } from '../kafka/kafka-client.js';
+import { topicMessagesOf } from './kafkajs-messages.js';
 import { ProduceBatcher } from '../kafka/produce-batcher.js';
 
 /** Producer settings shared by the at_least_once and the transactional producers. */
@@ -21,7 +21,7 @@ export const PRODUCER_CONFIG = Object.freeze({
  * `maxRetryTime`). Concurrent sends of many tasks are coalesced into few requests
  * ({@link ProduceBatcher}).
  */
-export class KafkajsRecordProducer implements RecordProducer {
+export class KafkajsRecordProducer implements RecordProducerClient {
   private readonly producer: Producer;
   private readonly batcher: ProduceBatcher;
 

@@ -1,9 +1,9 @@
 import type { Kafka, Producer, Transaction } from 'kafkajs';
-import { ProducerFencedError } from '../errors.js';
+import { IllegalStateError, ProducerFencedError } from '../errors.js';
 import type { OutputRecord, TopicPartitionOffset } from '../record/record-types.js';
-import type { TransactionalProducer } from '../runtime/ports.js';
-import { isFencedError } from './kafka-errors.js';
-import { topicMessagesOf } from './kafka-messages.js';
+import type { TransactionalProducerClient } from '../kafka/kafka-client.js';
+import { isFencedError } from './kafkajs-errors.js';
+import { topicMessagesOf } from './kafkajs-messages.js';
 import { chunkByBytes } from '../kafka/produce-batcher.js';
 import { PRODUCER_CONFIG } from './kafkajs-record-producer.js';
 
@@ -15,7 +15,7 @@ import { PRODUCER_CONFIG } from './kafkajs-record-producer.js';
  * its producer stuck (COMMITTING/ABORTING) after a failed commit or abort; `reset()` throws
  * that producer away and builds a new one. Fencing errors become `ProducerFencedError`.
  */
-export class KafkajsTransactionalProducer implements TransactionalProducer {
+export class KafkajsTransactionalProducer implements TransactionalProducerClient {
   private producer: Producer | undefined;
   private txn: Transaction | undefined;
 
@@ -31,7 +31,11 @@ export class KafkajsTransactionalProducer implements TransactionalProducer {
    * fails to initialize is disconnected and dropped, so the next `begin()` starts afresh.
    */
   async init(): Promise<void> {
-    await this.guard(async () => {
+    await this.initialized();
+  }
+
+  private async initialized(): Promise<Producer> {
+    return this.guard(async () => {
       const producer = this.kafka.producer({ ...PRODUCER_CONFIG, transactionalId: this.transactionalId, transactionTimeout: this.transactionTimeoutMs });
       try {
         await producer.connect();
@@ -44,13 +48,14 @@ export class KafkajsTransactionalProducer implements TransactionalProducer {
         throw error;
       }
       this.producer = producer;
+      return producer;
     });
   }
 
   async begin(): Promise<void> {
     await this.guard(async () => {
-      if (this.producer === undefined) await this.init();
-      this.txn = await this.producer!.transaction();
+      const producer = this.producer ?? (await this.initialized());
+      this.txn = await producer.transaction();
     });
   }
 
@@ -103,7 +108,7 @@ export class KafkajsTransactionalProducer implements TransactionalProducer {
   }
 
   private current(): Transaction {
-    if (this.txn === undefined) throw new Error(`producer '${this.transactionalId}': no transaction in progress`);
+    if (this.txn === undefined) throw new IllegalStateError(`producer '${this.transactionalId}': no transaction in progress`);
     return this.txn;
   }
 

@@ -1,3 +1,4 @@
+import { CappedBackoff } from '../failure/capped-backoff.js';
 import type { DedupPolicy } from '../topology/compiled-topology.js';
 import type { ClaimStatus, DedupStore } from './ports.js';
 import type { PreparedRecord } from './prepared-record.js';
@@ -21,7 +22,8 @@ export class DedupGate {
   /** The last store error, when a call failed under `onStoreError: 'fail'`. */
   lastError: unknown;
   private recovered = false;
-  private busyWaits = 0;
+  /** Waits for a key another owner holds: 100 ms doubling to 1 s. */
+  private readonly busyBackoff = new CappedBackoff(100, 1_000);
   /** Durable records' keys still to confirm (a confirmation failed under `onStoreError: 'fail'`). */
   private pending: string[] = [];
 
@@ -56,13 +58,16 @@ export class DedupGate {
    */
   async claimWindow(window: readonly GateSlot[], listener: TaskListener | undefined): Promise<boolean> {
     if (!(await this.confirmPending())) return false;
-    const keyed = window.filter((slot) => slot.prepared?.dedupKey != null);
+    const keyed = window.flatMap((slot) => {
+      const key = slot.prepared?.dedupKey;
+      return key === undefined || key === null ? [] : [{ slot, key }];
+    });
     for (const slot of window) if (slot.prepared?.dedupKey == null) slot.claim = 'claimed';
     if (keyed.length === 0) return true;
     let statuses: ClaimStatus[];
     try {
       statuses = await this.store.claim(
-        keyed.map((slot) => ({ key: slot.prepared!.dedupKey!, offset: slot.raw.offset })),
+        keyed.map(({ slot, key }) => ({ key, offset: slot.raw.offset })),
         this.owner,
         this.policy.claimTtlMs,
       );
@@ -71,20 +76,20 @@ export class DedupGate {
         this.lastError = error;
         return false;
       }
-      for (const slot of keyed) slot.claim = 'claimed';
+      for (const { slot } of keyed) slot.claim = 'claimed';
       listener?.onDedupSkipped?.({ task: this.owner, records: keyed.length, error });
       return true;
     }
-    keyed.forEach((slot, i) => {
+    keyed.forEach(({ slot }, i) => {
       slot.claim = statuses[i] ?? 'busy';
     });
-    if (!statuses.includes('busy')) this.busyWaits = 0;
+    if (!statuses.includes('busy')) this.busyBackoff.reset();
     return true;
   }
 
   /** How long to wait before claiming a key another owner holds again: 100 ms doubling to 1 s. */
   busyRetryMs(): number {
-    return Math.min(1_000, 100 * 2 ** this.busyWaits++);
+    return this.busyBackoff.next();
   }
 
   /**

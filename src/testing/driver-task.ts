@@ -6,6 +6,7 @@ import type { TaskListener } from '../runtime/task-listener.js';
 import type { CompiledTopology } from '../topology/compiled-topology.js';
 import type { InMemoryKafka } from './in-memory-kafka.js';
 import type { ManualClock } from './manual-clock.js';
+import { taskId } from '../record/task-id.js';
 
 /** What the driver does with a task next, from its last {@link PollResult} (as the worker's TaskRunner). */
 export type NextStep =
@@ -45,7 +46,7 @@ export class DriverTask {
     readonly topic: string,
     readonly partition: number,
   ) {
-    this.id = `${topic}-${partition}`;
+    this.id = taskId({ topic, partition });
     this.start();
   }
 

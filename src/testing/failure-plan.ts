@@ -1,6 +1,6 @@
 import type { RetryOptions } from '../dsl/process-options.js';
 import type { ProcessorFn } from '../dsl/processor.js';
-import { NonRetriableError } from '../errors.js';
+import { NonRetriableError, TestDriverError } from '../errors.js';
 import { resolveRetryPolicy, type RetryPolicy } from '../failure/retry-policy.js';
 
 /** What one processing attempt of a record does under a {@link FailurePlan}. */
@@ -90,7 +90,7 @@ export interface ExpectedOutcome {
  */
 export function expectedOutcome(plan: FailurePlan, retry: RetryOptions | RetryPolicy | undefined): ExpectedOutcome {
   const policy = retry !== undefined && 'tierDelaysMs' in retry ? retry : resolveRetryPolicy(retry);
-  if (Array.isArray(policy)) throw new Error(`expectedOutcome: invalid retry policy: ${policy.join('; ')}`);
+  if (Array.isArray(policy)) throw new TestDriverError(`expectedOutcome: invalid retry policy: ${policy.join('; ')}`);
   for (let attempt = 1; ; attempt++) {
     const step = plan[attempt - 1] ?? 'ok';
     if (step === 'ok') return { outcome: 'success', attempts: attempt };

@@ -1,4 +1,4 @@
-import { ProducerFencedError } from '../errors.js';
+import { ProducerFencedError, TestDriverError } from '../errors.js';
 import type { InputRecord, OutputRecord, TopicPartitionOffset } from '../record/record-types.js';
 import type { Clock, OffsetCommitter, OffsetReader, RecordProducer, TransactionalProducer } from '../runtime/ports.js';
 import { murmur2Partition } from '../record/murmur2.js';
@@ -134,7 +134,7 @@ export class InMemoryKafka {
     };
     const current = (): Txn => {
       check();
-      if (entry.open === null) throw new Error(`producer '${transactionalId}': no transaction in progress`);
+      if (entry.open === null) throw new TestDriverError(`producer '${transactionalId}': no transaction in progress`);
       return entry.open;
     };
     const step = async (op: BrokerOperation, action: () => void): Promise<void> => {
@@ -147,7 +147,7 @@ export class InMemoryKafka {
       begin: () =>
         step('txn-begin', () => {
           check();
-          if (entry.open !== null) throw new Error(`producer '${transactionalId}': a transaction is already in progress`);
+          if (entry.open !== null) throw new TestDriverError(`producer '${transactionalId}': a transaction is already in progress`);
           entry.open = { state: 'open', groupId: '', offsets: [] };
         }),
       send: (records) =>
@@ -211,19 +211,19 @@ export class InMemoryKafka {
     const partition =
       record.partition ?? (record.key === null ? this.roundRobin++ % log.length : murmur2Partition(record.key, log.length));
     const partitionLog = log[partition];
-    if (partitionLog === undefined) throw new Error(`topic '${record.topic}' has no partition ${partition}`);
+    if (partitionLog === undefined) throw new TestDriverError(`topic '${record.topic}' has no partition ${partition}`);
     partitionLog.push({ offset: partitionLog.length, record, timestamp: record.timestamp ?? this.clock.now(), txn });
   }
 
   private log(topic: string): StoredRecord[][] {
     const log = this.topics.get(topic);
-    if (log === undefined) throw new Error(`unknown topic '${topic}': create it first`);
+    if (log === undefined) throw new TestDriverError(`unknown topic '${topic}': create it first`);
     return log;
   }
 
   private partitionLog(topic: string, partition: number): StoredRecord[] {
     const log = this.log(topic)[partition];
-    if (log === undefined) throw new Error(`topic '${topic}' has no partition ${partition}`);
+    if (log === undefined) throw new TestDriverError(`topic '${topic}' has no partition ${partition}`);
     return log;
   }
 }

@@ -1,3 +1,5 @@
+import { WeirError } from '../errors.js';
+
 /** The names of weir's invariants, as they appear in {@link InvariantViolation}. */
 export type InvariantName = 'conservation' | 'attempt-bound' | 'delays' | 'order' | 'dedup' | 'exactly-once' | 'headers' | 'failure-plan';
 
@@ -5,9 +7,7 @@ export type InvariantName = 'conservation' | 'attempt-bound' | 'delays' | 'order
  * An invariant does not hold. The message names the invariant and each offending record
  * (`input #3 (orders/0@3, key "c-1")`, or a topic/partition@offset), at most 10 of them.
  */
-export class InvariantViolation extends Error {
-  override readonly name = 'InvariantViolation';
-
+export class InvariantViolation extends WeirError {
   constructor(
     readonly invariant: InvariantName,
     /** One line per offending record. */
@@ -15,7 +15,7 @@ export class InvariantViolation extends Error {
   ) {
     const shown = problems.slice(0, 10);
     const more = problems.length > shown.length ? `\n  … and ${problems.length - shown.length} more` : '';
-    super(`invariant '${invariant}' violated:\n  ${shown.join('\n  ')}${more}`);
+    super('WEIR_INVARIANT_VIOLATION', `invariant '${invariant}' violated:\n  ${shown.join('\n  ')}${more}`);
   }
 }
 

@@ -6,6 +6,7 @@ import { describeEvent, RunIndex } from './input-outcomes.js';
 import { ProblemList } from './invariant-violation.js';
 import { TEST_INPUT_HEADER, coordinates, describeInput, toTestOutput, type PipedInput, type TestOutput } from './test-records.js';
 import type { TopologyTestDriver } from './topology-test-driver.js';
+import { taskId } from '../record/task-id.js';
 
 const policyOf = (driver: TopologyTestDriver, topic: string): RetryPolicy | undefined => driver.catalog.get(topic)?.subtopology.processor.retry;
 
@@ -113,7 +114,7 @@ export function perKeyOrder(driver: TopologyTestDriver): void {
   // Under at_least_once each restart, and each failed produce (sent again), may replay a stretch.
   const restarts = (input: PipedInput): number => {
     if (exactlyOnce) return 0;
-    const task = `${input.topic}-${input.partition}`;
+    const task = taskId(input);
     return history.restarts.filter((r) => r.task === task).length + history.portErrors.filter((e) => e.task === task && e.port === 'produce').length;
   };
   for (const info of driver.catalog.withRole('sink')) {

@@ -4,6 +4,7 @@ import type { DriverTask, NextStep } from './driver-task.js';
 import type { HistoryRecorder } from './driver-history.js';
 import type { ActiveTask, PollAction } from './fault-injector.js';
 import type { ManualClock } from './manual-clock.js';
+import { TestDriverError } from '../errors.js';
 
 /** A task as the driver sees it. */
 export interface DriverTaskStatus {
@@ -67,7 +68,7 @@ export class TaskScheduler {
       for (const t of this.tasks.values()) {
         const fresh = t.fetch();
         if (!t.runnable(fresh)) continue;
-        if (++polls > MAX_POLLS_PER_RUN) throw new Error(`TopologyTestDriver: tasks did not settle after ${MAX_POLLS_PER_RUN} polls at ${this.clock.now()} (livelock?): ${this.describeWaits()}`);
+        if (++polls > MAX_POLLS_PER_RUN) throw new TestDriverError(`TopologyTestDriver: tasks did not settle after ${MAX_POLLS_PER_RUN} polls at ${this.clock.now()} (livelock?): ${this.describeWaits()}`);
         this.polls++;
         for (const action of this.takeActions(this.polls)) await this.applyAction(action);
         await this.pollOnce(t, true);
@@ -119,7 +120,7 @@ export class TaskScheduler {
     for (;;) {
       const next = this.nextWakeUp();
       if (next === undefined) return;
-      if (next > deadline) throw new Error(`drain: tasks did not settle within ${budget} of virtual time: ${this.describeWaits()}`);
+      if (next > deadline) throw new TestDriverError(`drain: tasks did not settle within ${budget} of virtual time: ${this.describeWaits()}`);
       this.clock.set(Math.max(next, this.clock.now()));
       await this.run();
     }

@@ -1,6 +1,7 @@
 import { WEIR_HEADERS, headerNumber, headerString } from '../record/weir-headers.js';
 import type { Serde } from '../dsl/serdes.js';
 import type { InputRecord } from '../record/record-types.js';
+import { TestDriverError } from '../errors.js';
 
 /**
  * The header the TopologyTestDriver stamps on every piped input (`<input id>`). It is not a
@@ -96,7 +97,7 @@ export function serializeInput(topic: string, index: number, input: TestInput, s
     try {
       return serde.serialize(value);
     } catch (error) {
-      throw new Error(`pipeInput('${topic}') record ${index}: cannot serialize the ${part} with serde '${serde.name}': ${error instanceof Error ? error.message : String(error)}`);
+      throw new TestDriverError(`pipeInput('${topic}') record ${index}: cannot serialize the ${part} with serde '${serde.name}': ${error instanceof Error ? error.message : String(error)}`);
     }
   };
   return { key: encode('key', serdes.key, input.key), value: encode('value', serdes.value, input.value) };

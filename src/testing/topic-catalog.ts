@@ -1,5 +1,6 @@
 import type { CompiledTopology, Subtopology } from '../topology/compiled-topology.js';
 import type { TopicSerdes } from './test-records.js';
+import { TestDriverError } from '../errors.js';
 
 /** What a topic is to the topology. */
 export type TopicRole = 'source' | 'retry-tier' | 'sink' | 'dead-letter';
@@ -78,6 +79,6 @@ export class TopicCatalog {
     const info = this.topics.get(topic);
     if (info !== undefined && roles.includes(info.role)) return info;
     const known = this.all().filter((t) => roles.includes(t.role)).map((t) => `'${t.topic}'`);
-    throw new Error(`${what}: '${topic}' is not a ${roles.join(' or ')} topic of this topology (${known.length > 0 ? known.join(', ') : 'none'})`);
+    throw new TestDriverError(`${what}: '${topic}' is not a ${roles.join(' or ')} topic of this topology (${known.length > 0 ? known.join(', ') : 'none'})`);
   }
 }

@@ -15,6 +15,7 @@ import { seededRandom } from './seeded-random.js';
 import { TEST_INPUT_HEADER, serializeInput, toDeadLetter, toTestOutput, type DeadLetter, type PipedInput, type TestInput, type TestOutput } from './test-records.js';
 import { TopicCatalog } from './topic-catalog.js';
 import { TaskScheduler, type DriverTaskStatus } from './task-scheduler.js';
+import { TestDriverError } from '../errors.js';
 
 /** Options of a {@link TopologyTestDriver}. Times in ms. */
 export interface TopologyTestDriverOptions {
@@ -143,7 +144,7 @@ export class TopologyTestDriver {
       const { key, value } = serializeInput(topic, index, input, info.serdes);
       const partition = input.partition ?? (key === null ? this.roundRobin++ % info.partitions : murmur2Partition(key, info.partitions));
       if (!Number.isInteger(partition) || partition < 0 || partition >= info.partitions) {
-        throw new Error(`pipeInput('${topic}') record ${index}: partition ${partition} does not exist (the topic has ${info.partitions})`);
+        throw new TestDriverError(`pipeInput('${topic}') record ${index}: partition ${partition} does not exist (the topic has ${info.partitions})`);
       }
       const id = this.piped.length;
       const headers = { ...input.headers, [TEST_INPUT_HEADER]: String(id) };

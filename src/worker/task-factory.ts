@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { KafkaAdminClient } from '../kafkajs/kafka-admin-client.js';
-import type { KafkaClient } from '../kafkajs/kafka-client.js';
+import type { KafkaAdmin } from '../kafka/kafka-admin.js';
+import type { KafkaClient, RecordProducerClient, TransactionalProducerClient } from '../kafka/kafka-client.js';
 import type { TopicPartition } from '../record/record-types.js';
-import type { KafkajsRecordProducer } from '../kafkajs/kafkajs-record-producer.js';
-import { KafkajsTransactionalProducer } from '../kafkajs/kafkajs-transactional-producer.js';
+import { taskId, transactionalId } from '../record/task-id.js';
+import { IllegalStateError } from '../errors.js';
 import { PartitionTask, type TaskOutputPorts } from '../runtime/partition-task.js';
 import type { Clock, OffsetCommitter } from '../runtime/ports.js';
 import type { TaskListener } from '../runtime/task-listener.js';
@@ -15,10 +15,10 @@ import type { WorkerConfig } from './worker-config.js';
 /** What the factory needs from the worker. */
 export interface TaskFactoryOptions {
   readonly topology: CompiledTopology;
-  readonly kafka: KafkaClient;
-  readonly admin: KafkaAdminClient;
+  readonly client: KafkaClient;
+  readonly admin: KafkaAdmin;
   /** at_least_once: the shared idempotent producer. */
-  readonly producer: KafkajsRecordProducer | undefined;
+  readonly producer: RecordProducerClient | undefined;
   readonly dedupStores: DedupStores;
   readonly config: WorkerConfig;
   readonly logger: Logger;
@@ -45,7 +45,7 @@ const systemClock: Clock = { now: () => Date.now() };
  * its predecessor committed (Kafka Streams' first EOS protocol).
  */
 export class TaskFactory {
-  private readonly producers = new Set<KafkajsTransactionalProducer>();
+  private readonly producers = new Set<TransactionalProducerClient>();
 
   constructor(private readonly options: TaskFactoryOptions) {}
 
@@ -56,11 +56,11 @@ export class TaskFactory {
   async create(partitions: readonly TopicPartition[], hooks: TaskHooks): Promise<Array<{ tp: TopicPartition; runner: TaskRunner; startOffset: number }>> {
     const { topology, config } = this.options;
     const exactlyOnce = topology.processingGuarantee === 'exactly_once';
-    const producers = new Map<TopicPartition, KafkajsTransactionalProducer>();
+    const producers = new Map<TopicPartition, TransactionalProducerClient>();
     if (exactlyOnce) {
       await Promise.all(
         partitions.map(async (tp) => {
-          const producer = new KafkajsTransactionalProducer(this.options.kafka, `${topology.applicationId}-${tp.topic}-${tp.partition}`, config.transactionTimeoutMs);
+          const producer = this.options.client.transactionalProducer({ transactionalId: transactionalId(topology.applicationId, tp), transactionTimeoutMs: config.transactionTimeoutMs });
           producers.set(tp, producer);
           await producer.init();
         }),
@@ -77,12 +77,10 @@ export class TaskFactory {
         await producer?.disconnect().catch(() => undefined);
         continue;
       }
-      const startOffset = startOffsets.get(`${tp.topic}-${tp.partition}`) ?? 0;
-      const output: TaskOutputPorts = producer
-        ? { guarantee: 'exactly_once', transactions: producer, offsets: this.options.admin }
-        : { guarantee: 'at_least_once', producer: this.options.producer!, committer: hooks.committer };
-      const processor = routeOf(topology, tp.topic)!.subtopology.processor.name;
-      const dedupStore = this.options.dedupStores.forProcessor(processor);
+      const startOffset = startOffsets.get(taskId(tp)) ?? 0;
+      const output = this.outputPorts(producer, hooks.committer);
+      const processor = routeOf(topology, tp.topic)?.subtopology.processor.name;
+      const dedupStore = processor === undefined ? undefined : this.options.dedupStores.forProcessor(processor);
       const task = new PartitionTask({
         topology,
         topic: tp.topic,
@@ -113,6 +111,13 @@ export class TaskFactory {
     return created;
   }
 
+  /** A task's output ports: its transactional producer under exactly_once, else the worker's producer and committer. */
+  private outputPorts(producer: TransactionalProducerClient | undefined, committer: OffsetCommitter): TaskOutputPorts {
+    if (producer !== undefined) return { guarantee: 'exactly_once', transactions: producer, offsets: this.options.admin };
+    if (this.options.producer === undefined) throw new IllegalStateError('an at_least_once task needs the worker\'s producer');
+    return { guarantee: 'at_least_once', producer: this.options.producer, committer };
+  }
+
   /** Committed offset of each partition, else its earliest offset. */
   private async startOffsets(partitions: readonly TopicPartition[]): Promise<Map<string, number>> {
     const { admin, topology } = this.options;
@@ -121,7 +126,7 @@ export class TaskFactory {
       const committed = await admin.committedOffsets(topology.applicationId, topic);
       const wanted = partitions.filter((tp) => tp.topic === topic);
       const earliest = wanted.some((tp) => !committed.has(tp.partition)) ? await admin.earliestOffsets(topic) : new Map<number, number>();
-      for (const tp of wanted) result.set(`${topic}-${tp.partition}`, committed.get(tp.partition) ?? earliest.get(tp.partition) ?? 0);
+      for (const tp of wanted) result.set(taskId(tp), committed.get(tp.partition) ?? earliest.get(tp.partition) ?? 0);
     }
     return result;
   }

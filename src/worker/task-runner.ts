@@ -2,6 +2,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { PartitionTask } from '../runtime/partition-task.js';
 import type { PollResult } from '../runtime/poll-result.js';
+import { CappedBackoff } from '../failure/capped-backoff.js';
 
 /** Flow control of one runner. Record counts are per partition. */
 export interface TaskRunnerOptions {
@@ -102,18 +103,17 @@ export class TaskRunner {
   }
 
   private async loop(): Promise<void> {
-    let failures = 0;
+    const backoff = new CappedBackoff(400, 10_000);
     for (;;) {
       let result: PollResult;
       try {
         result = await this.task.poll();
-        failures = 0;
+        backoff.reset();
       } catch (error) {
         // A bug: ports report their failures as values. Keep the partition safe (nothing is
         // committed past the failure) and try again.
-        failures++;
         this.options.logger.error({ err: error, task: this.task.id }, 'task poll failed; retrying');
-        await this.sleep(Date.now() + Math.min(10_000, 200 * 2 ** failures), false);
+        await this.sleep(Date.now() + backoff.next(), false);
         continue;
       }
       if (result.kind === 'closed') {

@@ -1,21 +1,23 @@
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { createKafka, type KafkaClient } from '../kafkajs/kafka-client.js';
-import { KafkaAdminClient } from '../kafkajs/kafka-admin-client.js';
-import { GroupConsumer } from '../kafkajs/group-consumer.js';
-import type { TopicPartition } from '../record/record-types.js';
-import { KafkajsRecordProducer } from '../kafkajs/kafkajs-record-producer.js';
-import type { InputRecord, TopicPartitionOffset } from '../record/record-types.js';
-import type { Clock } from '../runtime/ports.js';
+import { BrokerUnreachableError, IllegalStateError } from '../errors.js';
+import { CappedBackoff } from '../failure/capped-backoff.js';
+import type { GroupConsumer } from '../kafka/group-consumer.js';
+import type { KafkaAdmin } from '../kafka/kafka-admin.js';
+import type { KafkaClient, RecordProducerClient } from '../kafka/kafka-client.js';
+import type { InputRecord, TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
+import { taskId } from '../record/task-id.js';
+import type { Clock, OffsetCommitter } from '../runtime/ports.js';
 import { consumedTopics, type CompiledTopology } from '../topology/compiled-topology.js';
 import { createDedupStores, type DedupStores } from './dedup-stores.js';
 import { ensureTopics } from './ensure-topics.js';
+import { createKafkaClient } from './kafka-clients.js';
 import { TaskFactory } from './task-factory.js';
 import { combineTaskListeners, taskLogListener } from './task-log-listener.js';
 import type { TaskRunner } from './task-runner.js';
 import type { WorkerConfig } from './worker-config.js';
 import { WorkerMetrics } from './worker-metrics.js';
-
-const key = (tp: TopicPartition): string => `${tp.topic}-${tp.partition}`;
+import { assertWorkerTransition, type WorkerState } from './worker-state.js';
 
 /** Options of a {@link Worker}. */
 export interface WorkerOptions {
@@ -26,72 +28,87 @@ export interface WorkerOptions {
   readonly clock?: Clock;
 }
 
+/** A task start that failed is tried again after this long, ms. */
+const TASK_START_RETRY_MS = 1_000;
+
 /**
  * A weir worker process: one member of the consumer group `application.id`. It creates one
  * task per assigned partition (sources and retry tiers), closes it when the partition is
  * revoked, and on shutdown lets every task finish the record in hand and commit before it
- * leaves the group. A crashed kafkajs consumer is replaced; a fenced task is rebuilt while
- * its partition stays assigned.
+ * leaves the group. A crashed consumer is replaced; a fenced task is rebuilt while its
+ * partition stays assigned. Its lifecycle is the state table of {@link WorkerState}; every
+ * change goes through `transition()`.
  */
 export class Worker {
   readonly metrics: WorkerMetrics;
   private readonly logger: Logger;
-  private readonly kafka: KafkaClient;
-  private readonly admin: KafkaAdminClient;
-  private producer: KafkajsRecordProducer | undefined;
+  private state: WorkerState = 'starting';
+  private client: KafkaClient | undefined;
+  private admin: KafkaAdmin | undefined;
+  private producer: RecordProducerClient | undefined;
   private dedupStores: DedupStores | undefined;
   private consumer: GroupConsumer | undefined;
   private factory: TaskFactory | undefined;
   private readonly runners = new Map<string, TaskRunner>();
-  private readonly pending = new Map<string, number>();
+  /** The partitions assigned by the latest join, by task id. */
   private assignment = new Set<string>();
+  /** Counts joins; a task creation belongs to the join that asked for it. */
   private generation = 0;
-  private stopping = false;
-  private restarting: Promise<void> | undefined;
+  /** Tasks being created, by task id → the generation that asked for them. */
+  private readonly pending = new Map<string, number>();
+  /** The consumer restart under way, if any. */
+  private restart: Promise<void> | undefined;
   /** Commits through whichever consumer is current (it is replaced after a crash). */
-  private readonly committer = {
+  private readonly committer: OffsetCommitter = {
     commit: async (offsets: readonly TopicPartitionOffset[]): Promise<void> => {
-      if (this.consumer === undefined) throw new Error('no consumer');
+      if (this.consumer === undefined) throw new IllegalStateError('the worker has no consumer to commit with');
       await this.consumer.commit(offsets);
     },
   };
 
   constructor(private readonly options: WorkerOptions) {
-    const { topology, config } = options;
-    this.logger = options.logger.child({ applicationId: topology.applicationId });
-    this.metrics = options.metrics ?? new WorkerMetrics({ application_id: topology.applicationId });
-    this.kafka = createKafka({ brokers: config.brokers, clientId: `weir-${topology.applicationId}`, logger: this.logger });
-    this.admin = new KafkaAdminClient(this.kafka);
+    this.logger = options.logger.child({ applicationId: options.topology.applicationId });
+    this.metrics = options.metrics ?? new WorkerMetrics({ application_id: options.topology.applicationId });
+  }
+
+  /** Current lifecycle state (see {@link WorkerState}). */
+  get currentState(): WorkerState {
+    return this.state;
   }
 
   /**
    * Checks and creates topics, connects, and joins the group.
    *
    * @throws MissingSourceTopicError when a source topic does not exist
-   * @throws the kafkajs or ioredis error when a server cannot be reached
+   * @throws BrokerUnreachableError when no Kafka broker answers
+   * @throws IllegalStateError when the worker was stopped while it was starting
+   * @throws the client's or ioredis' error when a server fails otherwise
    */
   async start(): Promise<void> {
     const { topology, config } = this.options;
     // stop() may come while starting (SIGTERM during a slow join): then start no further.
     const stillStarting = (): void => {
-      if (this.stopping) throw new Error('the worker was stopped while it was starting');
+      if (this.state === 'stopping' || this.state === 'stopped') throw new IllegalStateError('the worker was stopped while it was starting');
     };
-    await this.admin.connect().catch((error: unknown) => {
-      throw new Error(`cannot reach Kafka at ${config.brokers.join(',')} (set --brokers or KAFKA_BROKERS): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    this.client = await createKafkaClient('kafkajs', { brokers: config.brokers, clientId: `weir-${topology.applicationId}`, logger: this.logger });
+    const admin = this.client.admin();
+    this.admin = admin;
+    await admin.connect().catch((error: unknown) => {
+      throw new BrokerUnreachableError(config.brokers, { cause: error });
     });
     stillStarting();
-    await ensureTopics(topology, this.admin, this.logger, config.topicPartitions);
+    await ensureTopics(topology, admin, this.logger, config.topicPartitions);
     stillStarting();
     if (topology.processingGuarantee === 'at_least_once') {
-      this.producer = new KafkajsRecordProducer(this.kafka);
+      this.producer = this.client.recordProducer();
       await this.producer.connect();
       stillStarting();
     }
     this.dedupStores = createDedupStores(topology, config, this.options.clock);
     this.factory = new TaskFactory({
       topology,
-      kafka: this.kafka,
-      admin: this.admin,
+      client: this.client,
+      admin,
       producer: this.producer,
       dedupStores: this.dedupStores,
       config,
@@ -101,13 +118,13 @@ export class Worker {
     });
     await this.startConsumer();
     stillStarting();
-    this.logger.info({ guarantee: topology.processingGuarantee, topics: consumedTopics(topology) }, 'worker started');
+    this.logger.info({ guarantee: topology.processingGuarantee, topics: consumedTopics(topology), host: hostname() }, 'worker started');
   }
 
   private async startConsumer(): Promise<void> {
     const { topology, config } = this.options;
-    const consumer = new GroupConsumer(
-      this.kafka,
+    if (this.client === undefined) throw new IllegalStateError('the worker has no Kafka client');
+    const consumer = this.client.groupConsumer(
       {
         groupId: topology.applicationId,
         topics: consumedTopics(topology),
@@ -121,9 +138,9 @@ export class Worker {
         onAssignment: (assignment) => this.onAssignment(assignment),
         onCrash: (error) => this.onCrash(error),
         onSkipped: (topic, partition, nextOffset) => {
-          // kafkajs fetches from the offset the task accepted up to, so nothing lies between;
-          // the task only ever moves its position forward.
-          const runner = this.runners.get(key({ topic, partition }));
+          // The consumer fetches from the offset the task accepted up to, so nothing lies
+          // between; the task only ever moves its position forward.
+          const runner = this.runners.get(taskId({ topic, partition }));
           runner?.task.enqueue([], nextOffset);
           runner?.notifyRecords();
         },
@@ -135,7 +152,7 @@ export class Worker {
   }
 
   private onBatch(tp: TopicPartition, records: InputRecord[], nextOffset: number): boolean {
-    const runner = this.runners.get(key(tp));
+    const runner = this.runners.get(taskId(tp));
     if (runner === undefined) {
       this.consumer?.pause(tp);
       return false;
@@ -146,6 +163,8 @@ export class Worker {
   }
 
   private onRebalancing(): void {
+    if (this.state === 'stopping' || this.state === 'stopped') return;
+    this.transition('rebalancing');
     this.metrics.rebalances.inc();
     this.logger.info({ tasks: this.runners.size }, 'group rebalancing: suspending tasks');
     // kafkajs has no revocation callback and rejoins right after this event: commit what is
@@ -153,9 +172,8 @@ export class Worker {
     // commit. If the commit loses the race with the rejoin, the new owner replays those records
     // (at_least_once allows it); the suspended tasks also flush and commit what they hold.
     const durable = [...this.runners.values()]
-      .map((r) => ({ topic: r.task.topic, partition: r.task.partition, offset: r.task.durableOffset, committed: r.task.committedOffset }))
-      .filter((o) => o.offset > o.committed)
-      .map(({ topic, partition, offset }) => ({ topic, partition, offset }));
+      .filter((r) => r.task.durableOffset > r.task.committedOffset)
+      .map((r) => ({ topic: r.task.topic, partition: r.task.partition, offset: r.task.durableOffset }));
     if (durable.length > 0 && this.options.topology.processingGuarantee === 'at_least_once') {
       this.consumer?.commit(durable).catch((error: unknown) => this.logger.debug({ err: error }, 'commit at rebalance failed'));
     }
@@ -163,9 +181,11 @@ export class Worker {
   }
 
   private onAssignment(assignment: readonly TopicPartition[]): void {
+    if (this.state === 'stopping' || this.state === 'stopped') return;
+    this.transition('running');
     const generation = ++this.generation;
-    this.assignment = new Set(assignment.map(key));
-    this.logger.info({ generation, partitions: assignment.map(key) }, 'partitions assigned');
+    this.assignment = new Set(assignment.map(taskId));
+    this.logger.info({ generation, partitions: [...this.assignment] }, 'partitions assigned');
     for (const [id, runner] of this.runners) {
       if (this.assignment.has(id)) {
         this.consumer?.seek({ topic: runner.task.topic, partition: runner.task.partition }, runner.task.position);
@@ -176,74 +196,87 @@ export class Worker {
         this.logger.info({ task: id }, 'partition revoked: task closed');
       }
     }
-    const added = assignment.filter((tp) => !this.runners.has(key(tp)));
+    const added = assignment.filter((tp) => !this.runners.has(taskId(tp)));
     for (const tp of added) this.consumer?.pause(tp);
     this.metrics.tasks.set(this.assignment.size);
     if (added.length > 0) void this.createTasks(added, generation);
   }
 
+  /** Whether a task for `tp` asked for by `generation` is still wanted. */
+  private wanted(tp: TopicPartition, generation: number): boolean {
+    const id = taskId(tp);
+    return this.state !== 'stopping' && this.state !== 'stopped' && this.pending.get(id) === generation && this.assignment.has(id);
+  }
+
   private async createTasks(partitions: readonly TopicPartition[], generation: number): Promise<void> {
-    for (const tp of partitions) this.pending.set(key(tp), generation);
+    const factory = this.factory;
+    if (factory === undefined) throw new IllegalStateError('the worker has no task factory');
+    for (const tp of partitions) this.pending.set(taskId(tp), generation);
     try {
-      const created = await this.factory!.create(partitions, {
-        isCurrent: (tp) => !this.stopping && this.pending.get(key(tp)) === generation && this.assignment.has(key(tp)),
+      const created = await factory.create(partitions, {
+        isCurrent: (tp) => this.wanted(tp, generation),
         setPaused: (tp, paused) => (paused ? this.consumer?.pause(tp) : this.consumer?.resume(tp)),
         onClosed: (tp, state) => this.onTaskClosed(tp, state),
         committer: this.committer,
       });
       for (const { tp, runner, startOffset } of created) {
-        this.pending.delete(key(tp));
-        this.runners.set(key(tp), runner);
+        this.pending.delete(taskId(tp));
+        this.runners.set(taskId(tp), runner);
         this.consumer?.seek(tp, startOffset);
         this.consumer?.resume(tp);
-        this.logger.info({ task: key(tp), startOffset }, 'task started');
+        this.logger.info({ task: taskId(tp), startOffset }, 'task started');
       }
     } catch (error) {
-      if (this.stopping) return;
-      this.logger.error({ err: error, partitions: partitions.map(key) }, 'could not start tasks; retrying');
+      if (this.state === 'stopping' || this.state === 'stopped') return;
+      this.logger.error({ err: error, partitions: partitions.map(taskId) }, 'could not start tasks; retrying');
       setTimeout(() => {
-        const still = partitions.filter((tp) => this.assignment.has(key(tp)) && !this.runners.has(key(tp)) && this.pending.get(key(tp)) === generation);
-        if (still.length > 0 && !this.stopping) void this.createTasks(still, generation);
-      }, 1_000);
+        const still = partitions.filter((tp) => this.wanted(tp, generation) && !this.runners.has(taskId(tp)));
+        if (still.length > 0) void this.createTasks(still, generation);
+      }, TASK_START_RETRY_MS);
     }
   }
 
   private onTaskClosed(tp: TopicPartition, state: 'closed' | 'fenced'): void {
     if (state !== 'fenced') return;
-    this.logger.warn({ task: key(tp) }, 'task fenced by a newer producer (zombie); closing it');
-    const runner = this.runners.get(key(tp));
-    if (runner?.task.currentState === 'fenced') this.runners.delete(key(tp));
-    if (this.stopping || !this.assignment.has(key(tp))) return;
+    const id = taskId(tp);
+    this.logger.warn({ task: id }, 'task fenced by a newer producer (zombie); closing it');
+    if (this.runners.get(id)?.task.currentState === 'fenced') this.runners.delete(id);
+    if (this.state === 'stopping' || this.state === 'stopped' || !this.assignment.has(id)) return;
     this.consumer?.pause(tp);
     const generation = this.generation;
     setTimeout(() => {
-      if (!this.stopping && this.generation === generation && this.assignment.has(key(tp)) && !this.runners.has(key(tp))) void this.createTasks([tp], generation);
-    }, 1_000);
+      if (this.generation !== generation || this.runners.has(id) || !this.assignment.has(id)) return;
+      void this.createTasks([tp], generation);
+    }, TASK_START_RETRY_MS);
   }
 
   private onCrash(error: unknown): void {
-    if (this.stopping || this.restarting) return;
+    if (this.state === 'stopping' || this.state === 'stopped' || this.state === 'restarting-consumer') return;
+    this.transition('restarting-consumer');
     // A retriable cause (e.g. a coordinator still loading on a fresh broker) is routine.
     const routine = typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === true;
     this.logger[routine ? 'warn' : 'error']({ err: error }, 'kafka consumer stopped; closing tasks and rejoining the group');
-    this.restarting = (async () => {
-      const runners = [...this.runners.values()];
-      this.runners.clear();
-      this.assignment.clear();
-      await Promise.all(runners.map((r) => r.stop('close')));
-      await this.consumer?.stop().catch(() => undefined);
-      for (let attempt = 1; !this.stopping; attempt++) {
-        try {
-          await this.startConsumer();
-          return;
-        } catch (restartError) {
-          this.logger.error({ err: restartError, attempt }, 'rejoining the group failed; retrying');
-          await new Promise((resolve) => setTimeout(resolve, Math.min(10_000, 500 * 2 ** attempt)));
-        }
-      }
-    })().finally(() => {
-      this.restarting = undefined;
+    this.restart = this.restartConsumer().finally(() => {
+      this.restart = undefined;
     });
+  }
+
+  private async restartConsumer(): Promise<void> {
+    const runners = [...this.runners.values()];
+    this.runners.clear();
+    this.assignment.clear();
+    await Promise.all(runners.map((r) => r.stop('close')));
+    await this.consumer?.stop().catch(() => undefined);
+    const backoff = new CappedBackoff(1_000, 10_000);
+    while (this.state !== 'stopping' && this.state !== 'stopped') {
+      try {
+        await this.startConsumer();
+        return;
+      } catch (restartError) {
+        this.logger.error({ err: restartError, attempt: backoff.failures + 1 }, 'rejoining the group failed; retrying');
+        await new Promise((resolve) => setTimeout(resolve, backoff.next()));
+      }
+    }
   }
 
   /**
@@ -252,9 +285,9 @@ export class Worker {
    * does).
    */
   async stop(): Promise<void> {
-    if (this.stopping) return;
-    this.stopping = true;
-    await this.restarting;
+    if (this.state === 'stopping' || this.state === 'stopped') return;
+    this.transition('stopping');
+    await this.restart;
     const runners = [...this.runners.values()];
     for (const runner of runners) this.consumer?.pause({ topic: runner.task.topic, partition: runner.task.partition });
     await Promise.all(runners.map((r) => r.stop('stop')));
@@ -263,7 +296,16 @@ export class Worker {
     await this.factory?.close();
     await this.producer?.disconnect().catch(() => undefined);
     await this.dedupStores?.close();
-    await this.admin.disconnect().catch(() => undefined);
+    await this.admin?.disconnect().catch(() => undefined);
+    this.transition('stopped');
     this.logger.info('worker stopped');
+  }
+
+  /** The one place the worker's state changes, checked against the table of {@link WorkerState}. */
+  private transition(to: WorkerState): void {
+    if (this.state === to) return;
+    assertWorkerTransition(this.state, to);
+    this.logger.debug({ from: this.state, to }, 'worker state');
+    this.state = to;
   }
 }

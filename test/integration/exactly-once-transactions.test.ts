@@ -14,7 +14,7 @@ import { FaultySockets, KAFKA_API, type WireFault } from '../../scripts/lib/faul
 import { createTopics, produce, quietKafka, readToEnd, readTopics } from '../../scripts/lib/topic-io.js';
 import { sink } from '../../src/dsl/sink.js';
 import { topology } from '../../src/dsl/topology-builder.js';
-import { KafkaAdminClient } from '../../src/kafkajs/kafka-admin-client.js';
+import { KafkajsAdmin } from '../../src/kafkajs/kafkajs-admin.js';
 import { KafkajsTransactionalProducer } from '../../src/kafkajs/kafkajs-transactional-producer.js';
 import type { InputRecord } from '../../src/record/record-types.js';
 import { PartitionTask } from '../../src/runtime/partition-task.js';
@@ -57,7 +57,7 @@ async function setup() {
     await reset();
   };
   await producer.init();
-  const offsets = new KafkaAdminClient(kafka);
+  const offsets = new KafkajsAdmin(kafka);
   await offsets.connect();
   closers.push(() => producer.disconnect(), () => offsets.disconnect());
 

@@ -2,11 +2,11 @@ import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { matchesDeadLetterFilter } from './dead-letter-filter.js';
 import { DeadLetterTally, type DeadLetterCounts } from './dead-letter-tally.js';
 import { deadLetterView, type DeadLetterView } from './dead-letter-view.js';
-import { readTopicRange } from '../../kafkajs/topic-range-reader.js';
-import { deadLetterFilterOf, usageError, type When } from './dlq-options.js';
+import { rangeSize } from '../../kafka/topic-range.js';
+import type { When } from './dlq-options.js';
 import { countsTables, recordsTable } from './dlq-table.js';
-import { missingTopicMessage, openDlqTool, rangeSize } from './dlq-tool.js';
-import { EXIT, exitCodeOf, reportError } from '../report-error.js';
+import { openDlqTopic } from './dlq-tool.js';
+import { EXIT, reportError } from '../report-error.js';
 
 /** Flags of `weir dlq inspect` (commander's camelCase names, already parsed). */
 export interface InspectFlags {
@@ -43,31 +43,15 @@ export interface InspectReport {
  * @returns the exit code: 0, 1 when Kafka fails, 2 for a bad option or a topic that does not exist
  */
 export async function runInspect(topic: string, flags: InspectFlags, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
-  const verbose = flags.verbose === true;
-  const now = Date.now();
-  const filter = deadLetterFilterOf(flags, now);
-  if ('problem' in filter) {
-    usageError(filter.problem);
-    return EXIT.usage;
-  }
-  let tool;
+  const opened = await openDlqTopic(topic, flags, 'topic');
+  if (opened.kind === 'exit') return opened.code;
+  const { tool, filter, ranges } = opened;
   try {
-    tool = await openDlqTool(flags, process.env);
-  } catch (error) {
-    reportError(error, verbose);
-    return exitCodeOf(error);
-  }
-  try {
-    const ranges = await tool.ranges(topic);
-    if (ranges === undefined) {
-      usageError(await missingTopicMessage(tool, topic, 'topic'));
-      return EXIT.usage;
-    }
     const tally = new DeadLetterTally();
     const listed: DeadLetterView[] = [];
     let scanned = 0;
     let withoutWeirHeaders = 0;
-    await readTopicRange(tool.kafka, {
+    await tool.client.readTopicRange({
       topic,
       groupId: tool.throwawayGroup('inspect'),
       ranges,
@@ -94,7 +78,7 @@ export async function runInspect(topic: string, flags: InspectFlags, out: (text:
     }
     return EXIT.ok;
   } catch (error) {
-    reportError(error, verbose);
+    reportError(error, flags.verbose === true);
     return EXIT.failure;
   } finally {
     await tool.close();

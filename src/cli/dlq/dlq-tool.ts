@@ -1,14 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { createKafka } from '../../kafkajs/kafka-client.js';
-import { KafkaAdminClient } from '../../kafkajs/kafka-admin-client.js';
-import { topicRanges, type OffsetRange } from '../../kafkajs/topic-range-reader.js';
-import { resolveBrokers, toolLogger } from './dlq-options.js';
+import { BrokerUnreachableError } from '../../errors.js';
+import type { KafkaAdmin } from '../../kafka/kafka-admin.js';
+import type { KafkaClient } from '../../kafka/kafka-client.js';
+import { topicRanges, type OffsetRange } from '../../kafka/topic-range.js';
+import { createKafkaClient } from '../../worker/kafka-clients.js';
+import { EXIT, exitCodeOf, reportError } from '../report-error.js';
+import type { DeadLetterFilter } from './dead-letter-filter.js';
+import { deadLetterFilterOf, resolveBrokers, toolLogger, usageError, type DeadLetterFilterFlags } from './dlq-options.js';
 
-/** A connection of the `weir dlq` tools: a kafkajs client and a connected admin. */
+/** A connection of the `weir dlq` tools: a Kafka client and a connected admin. */
 export interface DlqTool {
   readonly brokers: readonly string[];
-  readonly kafka: ReturnType<typeof createKafka>;
-  readonly admin: KafkaAdminClient;
+  readonly client: KafkaClient;
+  readonly admin: KafkaAdmin;
   /** The ranges to read of `topic` (from `from`, else its start, to its end now); undefined when it does not exist. */
   ranges(topic: string, from?: ReadonlyMap<number, number>): Promise<Map<number, OffsetRange> | undefined>;
   /**
@@ -19,37 +23,32 @@ export interface DlqTool {
   close(): Promise<void>;
 }
 
-/** Thrown when no broker answers: the message names the brokers tried. */
-export class BrokerUnreachableError extends Error {
-  override readonly name = 'BrokerUnreachableError';
+/** Flags every `weir dlq` command takes. */
+export interface DlqToolFlags extends DeadLetterFilterFlags {
+  readonly brokers?: string;
+  readonly verbose?: boolean;
 }
 
 /**
- * Connects the DLQ tools to Kafka (`--brokers` / `KAFKA_BROKERS`, as `weir run`). kafkajs
- * retries a little (about 3 s) before giving up, so a stopped broker is reported quickly.
+ * Connects the DLQ tools to Kafka (`--brokers` / `KAFKA_BROKERS`, as `weir run`). The client
+ * fails fast (about 3 s), so a stopped broker is reported quickly.
  *
  * @throws ConfigError for a bad `--brokers` / `KAFKA_BROKERS` value
  * @throws BrokerUnreachableError when no broker answers
  */
-export async function openDlqTool(flags: { readonly brokers?: string; readonly verbose?: boolean }, env: NodeJS.ProcessEnv): Promise<DlqTool> {
+export async function openDlqTool(flags: DlqToolFlags, env: NodeJS.ProcessEnv): Promise<DlqTool> {
   const brokers = resolveBrokers(flags.brokers, env);
-  const kafka = createKafka({
-    brokers,
-    clientId: 'weir-dlq',
-    logger: toolLogger(flags.verbose === true),
-    retry: { retries: 3, initialRetryTime: 250, maxRetryTime: 2_000 },
-  });
-  const admin = new KafkaAdminClient(kafka);
+  const client = await createKafkaClient('kafkajs', { brokers, clientId: 'weir-dlq', logger: toolLogger(flags.verbose === true), failFast: true });
+  const admin = client.admin();
   try {
     await admin.connect();
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new BrokerUnreachableError(`cannot reach Kafka at ${brokers.join(',')} (set --brokers or KAFKA_BROKERS): ${reason}`, { cause: error });
+    throw new BrokerUnreachableError(brokers, { cause: error });
   }
   const throwaway: string[] = [];
   return {
     brokers,
-    kafka,
+    client,
     admin,
     ranges: (topic, from) => topicRanges(admin, topic, from),
     throwawayGroup: (purpose) => {
@@ -59,22 +58,58 @@ export async function openDlqTool(flags: { readonly brokers?: string; readonly v
     },
     close: async () => {
       // Best effort: an empty group without offsets is harmless, the broker expires it.
-      if (throwaway.length > 0) await admin.raw.deleteGroups(throwaway).catch(() => undefined);
+      await admin.deleteGroups(throwaway).catch(() => undefined);
       await admin.disconnect().catch(() => undefined);
     },
   };
 }
 
-/** Records in `ranges`. */
-export function rangeSize(ranges: ReadonlyMap<number, OffsetRange>): number {
-  let n = 0;
-  for (const r of ranges.values()) n += Math.max(0, r.to - r.from);
-  return n;
+/** A DLQ topic opened for a `weir dlq` command: the connection, the filters, and the topic's ranges now. */
+export interface OpenedDlqTopic {
+  readonly kind: 'open';
+  readonly tool: DlqTool;
+  readonly filter: DeadLetterFilter;
+  /** The whole topic, from its start to its end as of now. */
+  readonly ranges: Map<number, OffsetRange>;
+}
+
+/**
+ * The opening `weir dlq inspect` and `weir dlq replay` share: resolve the filters, connect,
+ * and find the topic. Problems are reported on stderr and come back as the exit code: 2 for a
+ * bad filter or a topic that does not exist, 1 when Kafka cannot be reached. The caller closes
+ * the tool.
+ *
+ * @param what how messages name the topic, e.g. `'dead-letter topic'`
+ */
+export async function openDlqTopic(topic: string, flags: DlqToolFlags, what: string): Promise<OpenedDlqTopic | { readonly kind: 'exit'; readonly code: number }> {
+  const filter = deadLetterFilterOf(flags, Date.now());
+  if ('problem' in filter) {
+    usageError(filter.problem);
+    return { kind: 'exit', code: EXIT.usage };
+  }
+  let tool: DlqTool;
+  try {
+    tool = await openDlqTool(flags, process.env);
+  } catch (error) {
+    reportError(error, flags.verbose === true);
+    return { kind: 'exit', code: exitCodeOf(error) };
+  }
+  try {
+    const ranges = await tool.ranges(topic);
+    if (ranges !== undefined) return { kind: 'open', tool, filter, ranges };
+    usageError(await missingTopicMessage(tool, topic, what));
+    await tool.close();
+    return { kind: 'exit', code: EXIT.usage };
+  } catch (error) {
+    reportError(error, flags.verbose === true);
+    await tool.close();
+    return { kind: 'exit', code: EXIT.failure };
+  }
 }
 
 /** A "topic does not exist" message, with the DLQ-looking topics that do. */
-export async function missingTopicMessage(tool: DlqTool, topic: string, what: string): Promise<string> {
-  const topics = (await tool.admin.raw.listTopics()).filter((t) => /dlq|dead/i.test(t)).sort();
+async function missingTopicMessage(tool: DlqTool, topic: string, what: string): Promise<string> {
+  const topics = (await tool.admin.listTopics()).filter((t) => /dlq|dead/i.test(t)).sort();
   const hint = topics.length === 0 ? '' : ` (dead-letter topics here: ${topics.slice(0, 10).join(', ')}${topics.length > 10 ? ', …' : ''})`;
   return `${what} '${topic}' does not exist${hint}`;
 }

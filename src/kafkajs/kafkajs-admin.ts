@@ -1,17 +1,9 @@
 import type { Admin, Kafka } from 'kafkajs';
-import type { OffsetReader } from '../runtime/ports.js';
+import { IllegalStateError } from '../errors.js';
+import type { GroupDescription, KafkaAdmin, TopicToCreate } from '../kafka/kafka-admin.js';
 
-/** A topic to create: name and partition count. */
-export interface TopicToCreate {
-  readonly topic: string;
-  readonly partitions: number;
-}
-
-/**
- * weir's view of the kafkajs admin client: topic metadata and creation, committed and
- * earliest offsets.
- */
-export class KafkaAdminClient implements OffsetReader {
+/** {@link KafkaAdmin} on the kafkajs admin client. */
+export class KafkajsAdmin implements KafkaAdmin {
   private readonly admin: Admin;
 
   constructor(kafka: Kafka) {
@@ -28,7 +20,10 @@ export class KafkaAdminClient implements OffsetReader {
     await this.admin.disconnect();
   }
 
-  /** Partition counts of the topics that exist; missing topics are absent from the map. */
+  async listTopics(): Promise<string[]> {
+    return this.admin.listTopics();
+  }
+
   async partitionCounts(topics: readonly string[]): Promise<Map<string, number>> {
     const existing = new Set(await this.admin.listTopics());
     const wanted = topics.filter((t) => existing.has(t));
@@ -40,13 +35,11 @@ export class KafkaAdminClient implements OffsetReader {
   }
 
   /**
-   * Creates topics (replication factor: the broker's `default.replication.factor`), waiting
-   * for their leaders. A topic created meanwhile by another worker is not an error. A KRaft
-   * broker learns of a new topic from the controller a moment after it was created, and kafkajs
-   * gives up at once when the broker does not know it yet (`UNKNOWN_TOPIC_OR_PARTITION`): then
-   * this waits (up to `timeoutMs`) until the broker has leaders for every partition.
+   * A KRaft broker learns of a new topic from the controller a moment after it was created, and
+   * kafkajs gives up at once when the broker does not know it yet (`UNKNOWN_TOPIC_OR_PARTITION`):
+   * then this waits (up to `timeoutMs`) until the broker has leaders for every partition.
    *
-   * @throws the kafkajs error when the topics cannot be created or get no leaders in time
+   * @throws the kafkajs error when the topics cannot be created, IllegalStateError when they get no leaders in time
    */
   async createTopics(topics: readonly TopicToCreate[], timeoutMs = 30_000): Promise<void> {
     if (topics.length === 0) return;
@@ -68,7 +61,7 @@ export class KafkaAdminClient implements OffsetReader {
         return undefined;
       });
       if (metadata?.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
-      if (Date.now() > deadline) throw new Error(`topics ${names.join(', ')} have no leaders ${timeoutMs} ms after they were created`);
+      if (Date.now() > deadline) throw new IllegalStateError(`topics ${names.join(', ')} have no leaders ${timeoutMs} ms after they were created`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -77,7 +70,6 @@ export class KafkaAdminClient implements OffsetReader {
     return (await this.committedOffsets(groupId, topic)).get(partition);
   }
 
-  /** A group's committed offsets of one topic, by partition (partitions without one are absent). */
   async committedOffsets(groupId: string, topic: string): Promise<Map<number, number>> {
     const [result] = await this.admin.fetchOffsets({ groupId, topics: [topic] });
     const offsets = new Map<number, number>();
@@ -88,20 +80,56 @@ export class KafkaAdminClient implements OffsetReader {
     return offsets;
   }
 
-  /** The earliest offset (log start) of each partition of a topic. */
   async earliestOffsets(topic: string): Promise<Map<number, number>> {
     const offsets = await this.admin.fetchTopicOffsets(topic);
     return new Map(offsets.map((o) => [o.partition, Number(o.low)]));
   }
 
-  /** The log-end offset (high watermark) of each partition of a topic. */
   async latestOffsets(topic: string): Promise<Map<number, number>> {
     const offsets = await this.admin.fetchTopicOffsets(topic);
     return new Map(offsets.map((o) => [o.partition, Number(o.high)]));
   }
 
-  /** The kafkajs admin client, for tools that need more (e.g. `weir dlq`). */
-  get raw(): Admin {
-    return this.admin;
+  async describeGroup(groupId: string): Promise<GroupDescription> {
+    const { groups } = await this.admin.describeGroups([groupId]);
+    const group = groups[0];
+    if (group === undefined) return { groupId, state: 'Dead', protocol: '', members: [] };
+    return {
+      groupId,
+      state: group.state,
+      protocol: group.protocol,
+      members: group.members.map((m) => ({
+        memberId: m.memberId,
+        clientId: m.clientId,
+        host: m.clientHost,
+        assignment: decodeAssignment(m.memberAssignment),
+      })),
+    };
   }
+
+  async deleteGroups(groupIds: readonly string[]): Promise<void> {
+    if (groupIds.length > 0) await this.admin.deleteGroups([...groupIds]);
+  }
+}
+
+/**
+ * A member's assignment as the consumer protocol encodes it (`ConsumerProtocolAssignment`:
+ * version int16, then an array of topic name + int32 partitions).
+ */
+function decodeAssignment(bytes: Buffer): Array<{ topic: string; partition: number }> {
+  const out: Array<{ topic: string; partition: number }> = [];
+  if (bytes.length < 6) return out;
+  let at = 2;
+  const topics = bytes.readInt32BE(at);
+  at += 4;
+  for (let t = 0; t < topics && at < bytes.length; t++) {
+    const length = bytes.readInt16BE(at);
+    at += 2;
+    const topic = bytes.toString('utf8', at, at + length);
+    at += length;
+    const partitions = bytes.readInt32BE(at);
+    at += 4;
+    for (let p = 0; p < partitions; p++, at += 4) out.push({ topic, partition: bytes.readInt32BE(at) });
+  }
+  return out;
 }

@@ -1,43 +1,8 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import type { InputRecord, TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
-import type { OffsetCommitter } from '../runtime/ports.js';
-import { toInputRecord } from './kafka-messages.js';
+import type { GroupConsumer, GroupConsumerHandlers, GroupConsumerOptions } from '../kafka/group-consumer.js';
+import type { TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
+import { toInputRecord } from './kafkajs-messages.js';
 
-
-/** What the worker hears from its consumer group. Handlers must not throw. */
-export interface GroupConsumerHandlers {
-  /**
-   * A fetched batch, in offset order. Return true when accepted: the consumer then fetches
-   * after it. Return false to refuse it (no task ready): it is fetched again later.
-   *
-   * @param nextOffset the offset after the batch (past trailing transaction markers)
-   */
-  onBatch(topic: string, partition: number, records: InputRecord[], nextOffset: number): boolean;
-  /** The group is rebalancing: every partition may be revoked (kafkajs' eager protocol). */
-  onRebalancing(): void;
-  /** The new assignment after a (re)join. */
-  onAssignment(assignment: readonly TopicPartition[]): void;
-  /** kafkajs gave up (its consumer stopped); the worker builds a new consumer. */
-  onCrash(error: unknown): void;
-  /**
-   * A fetched batch held no records for weir — only transaction markers or aborted records —
-   * and kafkajs moved past it on its own: the partition's position is now `nextOffset`.
-   */
-  onSkipped(topic: string, partition: number, nextOffset: number): void;
-}
-
-/** Consumer-group settings. Times in ms. */
-export interface GroupConsumerOptions {
-  readonly groupId: string;
-  readonly topics: readonly string[];
-  /** `session.timeout.ms`; the broker allows 6 000 to 300 000 by default. */
-  readonly sessionTimeoutMs: number;
-  readonly heartbeatIntervalMs: number;
-  /** `isolation.level=read_committed` (exactly_once) or read_uncommitted. */
-  readonly readCommitted: boolean;
-  /** `max.partition.fetch.bytes`, bytes. */
-  readonly maxBytesPerPartition?: number;
-}
 
 /**
  * The worker's consumer group member over kafkajs: `eachBatch` with explicit offset
@@ -46,7 +11,7 @@ export interface GroupConsumerOptions {
  * resolved (fetched past) when a task accepts them, and committed only by the task.
  * kafkajs restarts after a crash are off: the worker decides what to do.
  */
-export class GroupConsumer implements OffsetCommitter {
+export class KafkajsGroupConsumer implements GroupConsumer {
   private readonly consumer: Consumer;
   private readonly removers: Array<() => void> = [];
 
@@ -84,7 +49,6 @@ export class GroupConsumer implements OffsetCommitter {
     );
   }
 
-  /** Joins the group and starts fetching. @throws the kafkajs error when the broker cannot be reached */
   async start(): Promise<void> {
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: true });
@@ -104,7 +68,6 @@ export class GroupConsumer implements OffsetCommitter {
     if (this.handlers.onBatch(batch.topic, batch.partition, records, nextOffset)) resolveOffset(last);
   }
 
-  /** Stops fetching a partition (kafkajs `pause`). */
   pause(tp: TopicPartition): void {
     this.consumer.pause([{ topic: tp.topic, partitions: [tp.partition] }]);
   }
@@ -113,7 +76,6 @@ export class GroupConsumer implements OffsetCommitter {
     this.consumer.resume([{ topic: tp.topic, partitions: [tp.partition] }]);
   }
 
-  /** The next fetch of the partition starts at `offset`. */
   seek(tp: TopicPartition, offset: number): void {
     this.consumer.seek({ topic: tp.topic, partition: tp.partition, offset: String(offset) });
   }
@@ -123,7 +85,6 @@ export class GroupConsumer implements OffsetCommitter {
     await this.consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) })));
   }
 
-  /** Stops fetching, leaves the group and disconnects. */
   async stop(): Promise<void> {
     for (const remove of this.removers.splice(0)) remove();
     await this.consumer.disconnect();

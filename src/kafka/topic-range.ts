@@ -1,0 +1,68 @@
+import type { InputRecord } from '../record/record-types.js';
+import type { KafkaAdmin } from './kafka-admin.js';
+
+/** Offsets `[from, to)` of one partition. */
+export interface OffsetRange {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** What a topic-range handler may do while it works on a batch. */
+export interface RangeBatchContext {
+  /**
+   * Records progress: with `commit`, commits `nextOffset` (the offset after the last record
+   * handled) to the group; always heartbeats. Call it after each durable step of a long batch.
+   */
+  progress(nextOffset: number): Promise<void>;
+  /** Keeps the group membership alive during a long wait (e.g. rate limiting). */
+  heartbeat(): Promise<void>;
+}
+
+/** Options of `KafkaClient.readTopicRange`. Times in ms. */
+export interface TopicRangeReadOptions {
+  readonly topic: string;
+  /**
+   * The consumer group. Read-only tools pass a fresh id and set `commit: false`: the group has
+   * no offsets and vanishes when the reader leaves.
+   */
+  readonly groupId: string;
+  /** The offsets to read, by partition; partitions absent or with `from ≥ to` are not read. */
+  readonly ranges: ReadonlyMap<number, OffsetRange>;
+  /** Commit each partition's progress to `groupId` (only when the handler calls `progress`, and at the end of each batch). */
+  readonly commit: boolean;
+  /**
+   * Handles one partition's records, in offset order, all within the range. When it resolves,
+   * every record is handled (with `commit`, the batch end is committed).
+   */
+  readonly onRecords: (records: readonly InputRecord[], context: RangeBatchContext) => Promise<void>;
+  /** Stop early (after the batch in hand) once this returns true. */
+  readonly shouldStop?: () => boolean;
+  /** Give up when no partition moves for this long; default 30 000. */
+  readonly idleTimeoutMs?: number;
+}
+
+/**
+ * The offsets a tool should read to see a topic "as of now": from each partition's start
+ * (or `from`, e.g. a group's committed offsets) to its end offset at this moment (the last
+ * stable offset). Reading stops there, so an empty or idle topic never makes a tool wait.
+ *
+ * @returns the ranges, or `undefined` when the topic does not exist
+ */
+export async function topicRanges(admin: KafkaAdmin, topic: string, from?: ReadonlyMap<number, number>): Promise<Map<number, OffsetRange> | undefined> {
+  const counts = await admin.partitionCounts([topic]);
+  if (!counts.has(topic)) return undefined;
+  const [low, high] = await Promise.all([admin.earliestOffsets(topic), admin.latestOffsets(topic)]);
+  const ranges = new Map<number, OffsetRange>();
+  for (const [partition, to] of high) {
+    const start = Math.max(low.get(partition) ?? 0, from?.get(partition) ?? 0);
+    ranges.set(partition, { from: Math.min(start, to), to });
+  }
+  return ranges;
+}
+
+/** Records in `ranges`. */
+export function rangeSize(ranges: ReadonlyMap<number, OffsetRange>): number {
+  let n = 0;
+  for (const r of ranges.values()) n += Math.max(0, r.to - r.from);
+  return n;
+}
