@@ -168,14 +168,13 @@ export async function readToEnd(
 ): Promise<ReadRecord[]> {
   const admin = kafka.admin();
   await admin.connect();
-  let seals: Message[] = [];
   try {
     const { topics: metadata } = await admin.fetchTopicMetadata({ topics: [...topics] });
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     try {
       for (const t of metadata) {
-        seals = t.partitions.map((p) => ({ partition: p.partitionId, key: null, value: null, headers: { [SEAL_HEADER]: String(p.partitionId) } }));
+        const seals: Message[] = t.partitions.map((p) => ({ partition: p.partitionId, key: null, value: null, headers: { [SEAL_HEADER]: String(p.partitionId) } }));
         await producer.send({ topic: t.name, acks: -1, messages: seals });
       }
     } finally {

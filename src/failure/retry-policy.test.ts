@@ -21,7 +21,7 @@ describe('resolveRetryPolicy: retry mode', () => {
   });
 
   it('rejects an unknown mode and tiers outside topics mode, naming the field', () => {
-    expect(problems({ mode: 'later' })).toEqual([`retry.mode must be 'blocking' or 'topics' (got \"later\")`]);
+    expect(problems({ mode: 'later' })).toEqual([`retry.mode must be 'blocking' or 'topics' (got "later")`]);
     expect(problems({ tiers: ['1s'] })).toContain(`retry.tiers is only valid with retry.mode 'topics'`);
   });
 });

@@ -89,6 +89,7 @@ export function parseTopicArgument(value: string): string {
 
 /** `--group <id>`: a non-empty consumer group id without control characters. */
 export function parseGroupId(value: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what this rejects
   if (value.trim() === '' || /[\u0000-\u001f]/.test(value)) throw new InvalidArgumentError(`a consumer group id must be a non-empty name (got ${JSON.stringify(value)}).`);
   return value;
 }

@@ -1,0 +1,26 @@
+// ESLint (flat config): typescript-eslint's recommended rules on weir's TypeScript, with the
+// rules that need types for the async code a stream processor is made of; formatting is
+// Prettier's (eslint-config-prettier turns off the rules it owns). `npm run lint` runs it.
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', 'kafka/', '.kafka/', 'bench/kafka-streams/', 'test/integration/.tmp/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // Promises that nobody awaits lose their errors; weir marks deliberate ones with `void`.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      // Serdes and user processors take and return values of any shape.
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+    },
+  },
+  { files: ['**/*.js'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },
+  prettier,
+);
