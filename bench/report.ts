@@ -21,12 +21,12 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** `median (min–max)`, or the single value, or `–` for none. */
+/** `median (min–max)`, or one value when they all print alike, or `–` for none. */
 export function spread(values: readonly number[], digits: number): string {
   if (values.length === 0) return '–';
   const f = (v: number): string => (digits === 0 ? String(Math.round(v)) : v.toFixed(digits));
-  if (values.length === 1) return f(values[0]!);
-  return `${f(median(values))} (${f(Math.min(...values))}–${f(Math.max(...values))})`;
+  const [low, high] = [f(Math.min(...values)), f(Math.max(...values))];
+  return low === high ? low : `${f(median(values))} (${low}–${high})`;
 }
 
 function measured(row: RowResult): Array<{ rep: number; m: Measurement }> {
