@@ -20,6 +20,7 @@
  * BENCH_RUN_TIMEOUT_MS, KAFKA_BROKERS.
  */
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import type { Kafka } from 'kafkajs';
 import { DEFAULT_BROKERS, startBroker } from '../scripts/lib/kafka-broker.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
@@ -73,6 +74,7 @@ function describe(outcome: RunOutcome): string {
 
 async function main(): Promise<void> {
   const began = Date.now();
+  const loadAtStart = os.loadavg()[0]!;
   if (brokers === DEFAULT_BROKERS) await startBroker();
   const kafka = quietKafka(brokers, 'weir-bench');
   const run = randomUUID().slice(0, 8);
@@ -125,10 +127,11 @@ async function main(): Promise<void> {
     }
   }
 
+  const load = `1-minute load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end`;
   for (const workload of workloads) {
     const input = inputs.get(workload.id)!;
     const table = [
-      `Measured ${new Date().toISOString().slice(0, 10)} on ${machineDescription()}; Kafka broker on the same machine, shared with other work.`,
+      `Measured ${new Date().toISOString().slice(0, 10)} on ${machineDescription()}; Kafka broker on the same machine, shared with other work (${load}).`,
       `${input.records} records of ${workload.recordBytes} B over ${workload.partitions} partitions; ${reps} repetition(s), interleaved, order rotated per repetition; median (min–max). Kafka Streams 4.4.0 JVM with -Xmx${KAFKA_STREAMS_HEAP}.`,
       '',
       renderTable([...rows.get(workload.id)!.values()], input.records),
