@@ -56,7 +56,7 @@ export function kafkaStreams(options: { readonly guarantee: Guarantee; readonly 
     name: `Kafka Streams ${eos ? 'exactly_once_v2' : 'at_least_once'}, commit ${options.commitIntervalMs} ms, ${threadsText(options.threads)}`,
     guarantee: options.guarantee,
     ...(options.baseline ? { baseline: true } : {}),
-    skipReason: ({ kafkaStreams: build }) => (build.ok ? undefined : `Kafka Streams build failed: ${build.reason.split('\n')[0]}`),
+    skipReason: ({ kafkaStreams: build }) => (build.ok ? undefined : `Kafka Streams unavailable: ${build.reason.split('\n')[0]!.replace(/:$/, '')} (its output is printed above the tables)`),
     start: (run, { kafkaStreams: build }) => {
       if (!build.ok) throw new Error(build.reason);
       return startKafkaStreams({

@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { repoRoot } from '../scripts/lib/kafka-broker.js';
 import { startChildProcess, type ContestantProcess } from './contestant-process.js';
@@ -41,7 +41,8 @@ function mvn(args: readonly string[]): Promise<{ code: number | string; output: 
   return new Promise((resolve) => {
     execFile('mvn', [...args], { cwd: repoRoot, timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : (error.code ?? 1);
-      resolve({ code, output: `${stdout}${stderr}` });
+      // Maven colours some lines even in batch mode: drop the ANSI escapes.
+      resolve({ code, output: `${stdout}${stderr}`.replace(/\u001b\[[0-9;]*m/g, '') });
     });
   });
 }
@@ -60,6 +61,7 @@ export function buildKafkaStreams(): Promise<KafkaStreamsBuild> {
     const digest = await sourceDigest();
     const previous = await readFile(digestFile, 'utf8').catch(() => '');
     if (previous.trim() === digest && existsSync(jar) && existsSync(lib)) return { ok: true, classpath, built: false };
+    await rm(digestFile, { force: true });
     const { code, output } = await mvn(['-q', '-B', '-Dstyle.color=never', '-f', path.join(projectDir, 'pom.xml'), 'package']);
     if (code === 'ENOENT') return { ok: false, reason: 'Maven (`mvn`) is not on the PATH' };
     if (code !== 0 || !existsSync(jar)) {
