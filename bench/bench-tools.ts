@@ -1,6 +1,6 @@
 /**
- * What the benchmarks share: CPU time of a process, a timed run, the machine's description,
- * and writing a result table into bench/README.md.
+ * What the benchmarks share: CPU time and peak RSS of a process, a timed run, the machine's
+ * description, and writing a result table into bench/README.md.
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -17,16 +17,31 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / clockTicks;
 }
 
+/**
+ * Peak resident set size of a process so far, in bytes (`VmHWM` of /proc/<pid>/status): the
+ * high-water mark since the process started, including, for a JVM, its touched heap.
+ *
+ * @returns 0 when the kernel does not report it
+ */
+export function peakRssBytes(pid: number): number {
+  const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
 /** One timed run. */
 export interface Measurement {
   readonly recordsPerSecond: number;
+  /** User + system CPU time of the process over the timed window, µs per record. */
   readonly cpuMicrosPerRecord: number;
+  /** Length of the timed window, s. */
   readonly seconds: number;
+  /** Peak RSS of the process from its start to the end of the window, bytes. */
+  readonly peakRssBytes: number;
 }
 
 /**
  * Times `child` from now until `done()` holds (polled every 50 ms), with its CPU time over the
- * same window.
+ * same window and its peak RSS at the end of it.
  *
  * @throws Error when the process exits first or `timeoutMs` passes
  */
@@ -41,7 +56,7 @@ export async function timeRun(child: ChildProcess, records: number, done: () => 
   }
   const seconds = (performance.now() - t0) / 1000;
   const cpu = cpuSeconds(child.pid!) - cpu0;
-  return { recordsPerSecond: records / seconds, cpuMicrosPerRecord: (cpu * 1e6) / records, seconds };
+  return { recordsPerSecond: records / seconds, cpuMicrosPerRecord: (cpu * 1e6) / records, seconds, peakRssBytes: peakRssBytes(child.pid!) };
 }
 
 /** Cores, CPU model, memory, Node and kernel. */

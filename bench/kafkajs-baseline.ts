@@ -1,7 +1,7 @@
 /**
  * The baseline: a hand-written kafkajs consume → produce → commit loop, as a team would write
  * it without weir — eachBatch, one idempotent sendBatch (acks=-1) per batch, then resolve and
- * commit the batch's offsets. Run as its own process by bench/run.ts.
+ * commit the batch's offsets. Run as its own process by bench/run.ts (bench/contestants.ts).
  * Env: KAFKA_BROKERS, BENCH_SOURCE, BENCH_SINK, BENCH_GROUP. Prints one JSON line when it
  * has joined the group: {"msg":"started"}.
  */

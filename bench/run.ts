@@ -1,123 +1,150 @@
 /**
- * `npm run bench`: weir against a hand-written kafkajs loop, on the same broker and input.
+ * `npm run bench`: weir against Kafka Streams 4.4 and a hand-written kafkajs loop, on the same
+ * broker and the same input topics, in one run.
  *
- * For each record size (100 B and 1 KiB) it produces BENCH_RECORDS records (default 200 000)
- * to a 6-partition topic, then runs, one after the other and each in its own process:
- * - weir: `weir run bench/passthrough.ts` (at_least_once, buffer serdes, copy to a sink);
- * - kafkajs: bench/kafkajs-baseline.ts (eachBatch → sendBatch acks=-1 → commit).
- * Each run is timed from the moment its consumer joined the group until the output topic
- * holds every record; CPU time is the process's user+system time over the same window
- * (/proc/<pid>/stat). It prints records/s, the weir/kafkajs ratio and CPU µs per record, and
- * writes the table into bench/README.md with the date and the machine.
+ * For each workload (bench/workloads.ts: 100 B and 1 KiB records over 6 partitions) it produces
+ * BENCH_RECORDS records (default 200 000) to one input topic, then runs every contestant
+ * (bench/contestants.ts) BENCH_REPS times (default 3), interleaved: each repetition runs every
+ * workload's contestants once, in an order rotated per repetition. Every run is its own process
+ * with its own consumer group and sink topic, timed from its "started" line (it has joined its
+ * group) until the run is done (bench/sink-progress.ts). It prints, per workload, records/s,
+ * CPU µs per record (user + system time of the process over the timed window) and peak RSS
+ * (VmHWM) as median (min–max), and their per-repetition ratios to Kafka Streams at_least_once
+ * with 1 thread; contestants this machine or this weir build cannot run are "skipped: <reason>".
+ * The tables go into bench/README.md with the date and the machine.
+ *
+ * Environment: BENCH_RECORDS, BENCH_REPS, BENCH_ONLY (comma-separated words; runs the
+ * contestants whose id contains one, e.g. `kstreams-alos-1t,weir-alos`; README not written),
+ * BENCH_WORKLOADS (workload ids, e.g. `passthrough-100b`), BENCH_VERIFY=0 (skip the
+ * read_committed count of exactly_once sinks), BENCH_WRITE=0 (do not touch the README),
+ * BENCH_RUN_TIMEOUT_MS, KAFKA_BROKERS.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
+import os from 'node:os';
 import type { Kafka } from 'kafkajs';
-import { DEFAULT_BROKERS, repoRoot, startBroker } from '../scripts/lib/kafka-broker.js';
+import { DEFAULT_BROKERS, startBroker } from '../scripts/lib/kafka-broker.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
-import { startWorker } from '../scripts/lib/worker-process.js';
-import { machineDescription, timeRun, writeBenchSection, type Measurement } from './bench-tools.js';
+import { machineDescription, writeBenchSection } from './bench-tools.js';
+import type { Contestant, Prerequisites } from './contestants.js';
+import { buildKafkaStreams, KAFKA_STREAMS_HEAP } from './kafka-streams.js';
+import { renderTable, type RowResult, type RunOutcome } from './report.js';
+import { runOnce } from './run-once.js';
+import { highWatermarkSum } from './sink-progress.js';
+import { weirFeatures } from './weir-features.js';
+import { WORKLOADS, type Workload } from './workloads.js';
 
-const records = Number(process.env['BENCH_RECORDS'] ?? 200_000);
-const sizes = [100, 1024];
-const partitions = 6;
-const brokers = process.env['KAFKA_BROKERS'] ?? DEFAULT_BROKERS;
+const env = process.env;
+const records = Number(env['BENCH_RECORDS'] ?? 200_000);
+const reps = Number(env['BENCH_REPS'] ?? 3);
+const only = env['BENCH_ONLY']?.split(',').map((w) => w.trim()).filter((w) => w !== '');
+const workloadIds = env['BENCH_WORKLOADS']?.split(',').map((w) => w.trim());
+const verify = env['BENCH_VERIFY'] !== '0';
+const write = env['BENCH_WRITE'] !== '0' && only === undefined;
+const runTimeoutMs = Number(env['BENCH_RUN_TIMEOUT_MS'] ?? 60_000 + records);
+const brokers = env['KAFKA_BROKERS'] ?? DEFAULT_BROKERS;
 
-async function outputCount(kafka: Kafka, topic: string): Promise<number> {
+const selected = (c: Contestant): boolean => only === undefined || only.some((word) => c.id.includes(word));
+
+/** `items` rotated left by `by`. */
+function rotate<T>(items: readonly T[], by: number): T[] {
+  const k = items.length === 0 ? 0 : by % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
+async function prepareInput(kafka: Kafka, workload: Workload, topic: string): Promise<number> {
   const admin = kafka.admin();
   await admin.connect();
   try {
-    return (await admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high), 0);
+    await createTopics(admin, [{ topic, partitions: workload.partitions }]);
+    console.log(`bench: producing ${records} × ${workload.recordBytes} B to ${topic}`);
+    const value = Buffer.alloc(workload.recordBytes, 'x');
+    await produce(kafka, topic, Array.from({ length: records }, (_, n) => ({ key: `key-${n}`, value })), 5_000);
+    return await highWatermarkSum(admin, topic);
   } finally {
     await admin.disconnect();
   }
 }
 
-/** Waits for `started`, then times the run until `sink` holds every record. */
-async function measure(kafka: Kafka, child: ChildProcess, started: Promise<unknown>, sink: string): Promise<Measurement> {
-  await started;
-  return timeRun(child, records, async () => (await outputCount(kafka, sink)) >= records, sink);
-}
-
-async function runWeir(kafka: Kafka, source: string, id: string): Promise<Measurement> {
-  const sink = `${id}.out`;
-  const worker = startWorker('bench/passthrough.ts', { args: ['--application-id', id, '--log-level', 'info'], env: { BENCH_SOURCE: source, BENCH_SINK: sink } });
-  try {
-    return await measure(kafka, worker.child, worker.waitForLog((l) => l.msg === 'worker started', 60_000), sink);
-  } finally {
-    await worker.stop('SIGTERM');
-  }
-}
-
-async function runKafkajs(kafka: Kafka, source: string, id: string): Promise<Measurement> {
-  const sink = `${id}.out`;
-  const admin = kafka.admin();
-  await admin.connect();
-  await createTopics(admin, [{ topic: sink, partitions }]);
-  await admin.disconnect();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'bench', 'kafkajs-baseline.ts')], {
-    cwd: repoRoot,
-    env: { ...process.env, KAFKA_BROKERS: brokers, BENCH_SOURCE: source, BENCH_SINK: sink, BENCH_GROUP: id },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const started = new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('"started"') && resolve());
-    child.once('exit', (code) => reject(new Error(`kafkajs baseline exited with ${code}`)));
-  });
-  try {
-    return await measure(kafka, child, started, sink);
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-  }
+function describe(outcome: RunOutcome): string {
+  if (!outcome.ok) return `failed: ${outcome.error.split('\n')[0]}`;
+  const { m } = outcome;
+  const sink = outcome.sinkRecords === undefined ? '' : `, sink ${outcome.sinkRecords}`;
+  return `${Math.round(m.recordsPerSecond)} records/s, ${m.cpuMicrosPerRecord.toFixed(1)} µs CPU/record, ${Math.round(m.peakRssBytes / 2 ** 20)} MB peak RSS (${m.seconds.toFixed(1)} s${sink})`;
 }
 
 async function main(): Promise<void> {
+  const began = Date.now();
+  const loadAtStart = os.loadavg()[0]!;
   if (brokers === DEFAULT_BROKERS) await startBroker();
   const kafka = quietKafka(brokers, 'weir-bench');
   const run = randomUUID().slice(0, 8);
-  const rows: string[] = [];
-  console.log(`bench: ${records} records per size, ${partitions} partitions, broker ${brokers}`);
-  for (const [i, size] of sizes.entries()) {
-    const source = `bench-${run}-${size}.in`;
-    const admin = kafka.admin();
-    await admin.connect();
-    await createTopics(admin, [{ topic: source, partitions }]);
-    await admin.disconnect();
-    const value = Buffer.alloc(size, 'x');
-    console.log(`bench: producing ${records} × ${size} B to ${source}`);
-    await produce(kafka, source, Array.from({ length: records }, (_, n) => ({ key: `key-${n}`, value })), 5_000);
-    // Alternate who goes first, so neither always gets the warmer broker.
-    const order = i % 2 === 0 ? (['weir', 'kafkajs'] as const) : (['kafkajs', 'weir'] as const);
-    const results = new Map<string, Measurement>();
-    for (const who of order) {
-      const id = `bench-${run}-${size}-${who}`;
-      const m = who === 'weir' ? await runWeir(kafka, source, id) : await runKafkajs(kafka, source, id);
-      console.log(`bench: ${size} B ${who}: ${Math.round(m.recordsPerSecond)} records/s, ${m.cpuMicrosPerRecord.toFixed(1)} µs CPU/record (${m.seconds.toFixed(1)} s)`);
-      results.set(who, m);
+  const workloads = WORKLOADS.filter((w) => workloadIds === undefined || workloadIds.includes(w.id));
+
+  console.log('bench: checking weir run --help and building bench/kafka-streams (mvn) if needed');
+  const prerequisites: Prerequisites = { weir: await weirFeatures(), kafkaStreams: await buildKafkaStreams() };
+  const ks = prerequisites.kafkaStreams;
+  console.log(ks.ok ? `bench: Kafka Streams pass-through ${ks.built ? 'built' : 'up to date'}` : `bench: Kafka Streams unavailable: ${ks.reason}`);
+
+  const rows = new Map<string, Map<string, RowResult>>();
+  const outcomes = new Map<string, RunOutcome[]>();
+  const inputs = new Map<string, { topic: string; records: number }>();
+  for (const workload of workloads) {
+    const row = new Map<string, RowResult>();
+    for (const contestant of workload.contestants.filter(selected)) {
+      const reason = contestant.skipReason(prerequisites);
+      if (reason !== undefined) {
+        row.set(contestant.id, { contestant, skipped: reason });
+        console.log(`bench: ${workload.id}: ${contestant.name}: skipped: ${reason}`);
+      } else {
+        const runs: RunOutcome[] = [];
+        outcomes.set(`${workload.id}/${contestant.id}`, runs);
+        row.set(contestant.id, { contestant, runs });
+      }
     }
-    const weir = results.get('weir')!;
-    const base = results.get('kafkajs')!;
-    rows.push(
-      `| ${size} B | ${records} | ${Math.round(base.recordsPerSecond)} | ${Math.round(weir.recordsPerSecond)} | ${(weir.recordsPerSecond / base.recordsPerSecond).toFixed(2)} | ${base.cpuMicrosPerRecord.toFixed(1)} | ${weir.cpuMicrosPerRecord.toFixed(1)} | ${(weir.cpuMicrosPerRecord / base.cpuMicrosPerRecord).toFixed(2)} |`,
-    );
+    rows.set(workload.id, row);
+    const topic = `bench-${run}-${workload.id}.in`;
+    inputs.set(workload.id, { topic, records: await prepareInput(kafka, workload, topic) });
   }
-  const table = [
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${machineDescription()}; Kafka broker on the same machine.`,
-    '',
-    '| record size | records | kafkajs loop records/s | weir records/s | weir / kafkajs | kafkajs CPU µs/record | weir CPU µs/record | weir / kafkajs CPU |',
-    '|---|---|---|---|---|---|---|---|',
-    ...rows,
-  ].join('\n');
-  console.log(`\n${table}\n`);
-  writeBenchSection('baseline', table);
-  const cleanup = kafka.admin();
-  await cleanup.connect();
-  const ids = sizes.flatMap((size) => (['weir', 'kafkajs'] as const).map((who) => `bench-${run}-${size}-${who}`));
-  await cleanup.deleteGroups(ids).catch(() => undefined);
-  await cleanup.deleteTopics({ topics: [...sizes.map((size) => `bench-${run}-${size}.in`), ...ids.map((id) => `${id}.out`)] }).catch(() => undefined);
-  await cleanup.disconnect();
+
+  for (let rep = 0; rep < reps; rep++) {
+    for (const workload of workloads) {
+      const input = inputs.get(workload.id)!;
+      const runnable = workload.contestants.filter((c) => outcomes.has(`${workload.id}/${c.id}`));
+      for (const contestant of rotate(runnable, Math.floor((rep * runnable.length) / reps))) {
+        const outcome = await runOnce(kafka, contestant, prerequisites, {
+          brokers,
+          source: input.topic,
+          partitions: workload.partitions,
+          records: input.records,
+          name: `bench-${run}-${workload.id}-${contestant.id}-r${rep + 1}`,
+          rep,
+          verify,
+          timeoutMs: runTimeoutMs,
+        });
+        outcomes.get(`${workload.id}/${contestant.id}`)!.push(outcome);
+        console.log(`bench: [${rep + 1}/${reps}] ${workload.title}: ${contestant.name}: ${describe(outcome)}`);
+      }
+    }
+  }
+
+  const load = `1-minute load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end`;
+  for (const workload of workloads) {
+    const input = inputs.get(workload.id)!;
+    const table = [
+      `Measured ${new Date().toISOString().slice(0, 10)} on ${machineDescription()}; Kafka broker on the same machine, shared with other work (${load}).`,
+      `${input.records} records of ${workload.recordBytes} B over ${workload.partitions} partitions; ${reps} repetition(s), interleaved, order rotated per repetition; median (min–max). Kafka Streams 4.4.0 JVM with -Xmx${KAFKA_STREAMS_HEAP}.`,
+      '',
+      renderTable([...rows.get(workload.id)!.values()], input.records),
+    ].join('\n');
+    console.log(`\n### ${workload.title}\n\n${table}\n`);
+    if (write) writeBenchSection(workload.id, table);
+  }
+
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.deleteTopics({ topics: [...inputs.values()].map((i) => i.topic) }).catch(() => undefined);
+  await admin.disconnect();
+  console.log(`bench: done in ${((Date.now() - began) / 60_000).toFixed(1)} min`);
 }
 
 main().then(

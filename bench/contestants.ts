@@ -1,0 +1,140 @@
+/**
+ * The contestants of `npm run bench`: one entry per table row. Each says what it needs (a
+ * reason to skip it when this machine or this weir build lacks that) and how to start it on a
+ * given input topic, sink topic and consumer group. Adding a row is adding one entry to
+ * {@link CONTESTANTS}.
+ */
+import path from 'node:path';
+import { repoRoot } from '../scripts/lib/kafka-broker.js';
+import { startWorker } from '../scripts/lib/worker-process.js';
+import { fromWorkerProcess, startChildProcess, type ContestantProcess } from './contestant-process.js';
+import { startKafkaStreams, type KafkaStreamsBuild } from './kafka-streams.js';
+import { missingWeirFeature, type WeirFeatures } from './weir-features.js';
+
+/** The delivery guarantee a contestant gives; it decides when a run counts as done. */
+export type Guarantee = 'at_least_once' | 'exactly_once';
+
+/** What one run of a contestant is given. */
+export interface RunSpec {
+  readonly brokers: string;
+  /** The shared input topic. */
+  readonly source: string;
+  /** This run's own sink topic (created beforehand with the input's partitions). */
+  readonly sink: string;
+  /** This run's own consumer group (= application.id). */
+  readonly group: string;
+  /** A scratch folder of this run (Kafka Streams' state.dir), removed afterwards. */
+  readonly scratchDir: string;
+}
+
+/** What the machine and the built weir offer, found once per benchmark. */
+export interface Prerequisites {
+  readonly weir: WeirFeatures;
+  readonly kafkaStreams: KafkaStreamsBuild;
+}
+
+/** One row of the benchmark. */
+export interface Contestant {
+  /** Short id: BENCH_ONLY filters on it; part of group and topic names. */
+  readonly id: string;
+  /** The row label. */
+  readonly name: string;
+  readonly guarantee: Guarantee;
+  /** The row every ratio is relative to (exactly one contestant). */
+  readonly baseline?: boolean;
+  /** Why it cannot run here, or undefined when it can. */
+  skipReason(prerequisites: Prerequisites): string | undefined;
+  /** Starts it; the caller awaits `started`, times the run, then stops it. */
+  start(run: RunSpec, prerequisites: Prerequisites): ContestantProcess;
+}
+
+/** Kafka Streams' pass-through (bench/kafka-streams/), at Kafka Streams' defaults but for these settings. */
+export function kafkaStreams(options: { readonly guarantee: Guarantee; readonly commitIntervalMs: number; readonly threads: number; readonly baseline?: boolean }): Contestant {
+  const eos = options.guarantee === 'exactly_once';
+  return {
+    id: `kstreams-${eos ? 'eos' : 'alos'}-${options.threads}t`,
+    name: `Kafka Streams ${eos ? 'exactly_once_v2' : 'at_least_once'}, commit ${options.commitIntervalMs} ms, ${threadsText(options.threads)}`,
+    guarantee: options.guarantee,
+    ...(options.baseline ? { baseline: true } : {}),
+    skipReason: ({ kafkaStreams: build }) => (build.ok ? undefined : `Kafka Streams unavailable: ${build.reason.split('\n')[0]!.replace(/:$/, '')} (its output is printed above the tables)`),
+    start: (run, { kafkaStreams: build }) => {
+      if (!build.ok) throw new Error(build.reason);
+      return startKafkaStreams({
+        classpath: build.classpath,
+        brokers: run.brokers,
+        applicationId: run.group,
+        source: run.source,
+        sink: run.sink,
+        guarantee: eos ? 'exactly_once_v2' : 'at_least_once',
+        commitIntervalMs: options.commitIntervalMs,
+        threads: options.threads,
+        stateDir: run.scratchDir,
+      });
+    },
+  };
+}
+
+/** The hand-written kafkajs loop (bench/kafkajs-baseline.ts): eachBatch → sendBatch (acks=-1) → commit. */
+export function kafkajsLoop(): Contestant {
+  return {
+    id: 'kafkajs-loop',
+    name: 'hand-written kafkajs loop (at_least_once)',
+    guarantee: 'at_least_once',
+    skipReason: () => undefined,
+    start: (run) =>
+      startChildProcess({
+        command: process.execPath,
+        args: ['--import', 'tsx', path.join(repoRoot, 'bench', 'kafkajs-baseline.ts')],
+        cwd: repoRoot,
+        env: { KAFKA_BROKERS: run.brokers, BENCH_SOURCE: run.source, BENCH_SINK: run.sink, BENCH_GROUP: run.group },
+        label: 'kafkajs loop',
+      }),
+  };
+}
+
+/**
+ * `weir run bench/passthrough.ts` (buffer serdes). `threads` needs `--threads`, `client` needs
+ * `--client` with that choice; one thread on the default client needs neither.
+ */
+export function weir(options: { readonly guarantee: Guarantee; readonly threads: number; readonly client?: 'librdkafka' }): Contestant {
+  const eos = options.guarantee === 'exactly_once';
+  const needs = [...(options.threads > 1 ? ['--threads'] : []), ...(options.client ? ['--client'] : [])];
+  return {
+    id: `weir-${eos ? 'eos' : 'alos'}-${options.threads}t${options.client ? `-${options.client}` : ''}`,
+    name: `weir ${options.guarantee}, commit ${eos ? 100 : 1000} ms, ${threadsText(options.threads)}${options.client ? ` on ${options.client}` : ''}`,
+    guarantee: options.guarantee,
+    skipReason: ({ weir: features }) => missingWeirFeature(features, needs, options.client),
+    start: (run, { weir: features }) => {
+      const threads = features.flags.has('--threads') ? ['--threads', String(options.threads)] : [];
+      const client = options.client ? ['--client', options.client] : [];
+      const worker = startWorker('bench/passthrough.ts', {
+        args: [
+          ...['--application-id', run.group, '--brokers', run.brokers, '--log-level', 'info'],
+          ...['--guarantee', options.guarantee, '--commit-interval-ms', eos ? '100' : '1000'],
+          ...threads,
+          ...client,
+        ],
+        env: { BENCH_SOURCE: run.source, BENCH_SINK: run.sink },
+      });
+      return fromWorkerProcess(worker);
+    },
+  };
+}
+
+function threadsText(threads: number): string {
+  return threads === 1 ? '1 thread' : `${threads} threads`;
+}
+
+/** Every row, in table order. */
+export const CONTESTANTS: readonly Contestant[] = [
+  kafkaStreams({ guarantee: 'at_least_once', commitIntervalMs: 1_000, threads: 1, baseline: true }),
+  kafkaStreams({ guarantee: 'at_least_once', commitIntervalMs: 1_000, threads: 2 }),
+  kafkaStreams({ guarantee: 'exactly_once', commitIntervalMs: 100, threads: 1 }),
+  kafkajsLoop(),
+  weir({ guarantee: 'at_least_once', threads: 1 }),
+  weir({ guarantee: 'at_least_once', threads: 2 }),
+  weir({ guarantee: 'exactly_once', threads: 1 }),
+  weir({ guarantee: 'exactly_once', threads: 2 }),
+  weir({ guarantee: 'at_least_once', threads: 1, client: 'librdkafka' }),
+  weir({ guarantee: 'exactly_once', threads: 1, client: 'librdkafka' }),
+];

@@ -1,0 +1,75 @@
+/**
+ * The result table of one workload: per contestant the median and min–max over the repetitions
+ * of records/s, CPU µs per record and peak RSS, and the per-repetition ratios to the baseline
+ * row (Kafka Streams at_least_once, 1 thread), summarised the same way.
+ */
+import type { Measurement } from './bench-tools.js';
+import type { Contestant } from './contestants.js';
+
+/** One run of one contestant. */
+export type RunOutcome =
+  | { readonly ok: true; readonly rep: number; readonly m: Measurement; /** Records its sink held afterwards (read_committed for exactly_once); undefined when not checked. */ readonly sinkRecords?: number }
+  | { readonly ok: false; readonly rep: number; readonly error: string };
+
+/** A row: skipped with a reason, or the outcomes of its runs. */
+export type RowResult = { readonly contestant: Contestant } & ({ readonly skipped: string } | { readonly runs: readonly RunOutcome[] });
+
+/** Median (mean of the middle two for an even count) of a non-empty list. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** `median (min–max)`, or one value when they all print alike, or `–` for none. */
+export function spread(values: readonly number[], digits: number): string {
+  if (values.length === 0) return '–';
+  const f = (v: number): string => (digits === 0 ? String(Math.round(v)) : v.toFixed(digits));
+  const [low, high] = [f(Math.min(...values)), f(Math.max(...values))];
+  return low === high ? low : `${f(median(values))} (${low}–${high})`;
+}
+
+function measured(row: RowResult): Array<{ rep: number; m: Measurement }> {
+  return 'runs' in row ? row.runs.flatMap((r) => (r.ok ? [{ rep: r.rep, m: r.m }] : [])) : [];
+}
+
+/** Per repetition in which both ran: `pick(row) / pick(baseline)`. */
+function ratios(row: RowResult, baseline: RowResult | undefined, pick: (m: Measurement) => number): number[] {
+  if (baseline === undefined) return [];
+  const base = new Map(measured(baseline).map(({ rep, m }) => [rep, pick(m)]));
+  return measured(row).flatMap(({ rep, m }) => (base.has(rep) ? [pick(m) / base.get(rep)!] : []));
+}
+
+/**
+ * The markdown table (with notes on failed runs and sink counts that differ from `records`).
+ *
+ * @param records input records of the workload
+ */
+export function renderTable(rows: readonly RowResult[], records: number): string {
+  const baseline = rows.find((r) => r.contestant.baseline);
+  const lines = [
+    '| contestant | records/s | records/s vs KS ALOS 1 thread | CPU µs/record | CPU vs KS ALOS 1 thread | peak RSS MB |',
+    '|---|---|---|---|---|---|',
+  ];
+  const notes: string[] = [];
+  for (const row of rows) {
+    const name = row.contestant.name;
+    if ('skipped' in row) {
+      lines.push(`| ${name} | skipped: ${row.skipped} | | | | |`);
+      continue;
+    }
+    const ms = measured(row).map(({ m }) => m);
+    for (const r of row.runs) {
+      if (!r.ok) notes.push(`${name}, repetition ${r.rep + 1}: failed: ${r.error.split('\n')[0]}`);
+      else if (r.sinkRecords !== undefined && r.sinkRecords !== records) notes.push(`${name}, repetition ${r.rep + 1}: the sink held ${r.sinkRecords} records, not ${records}`);
+    }
+    if (ms.length === 0) {
+      lines.push(`| ${name} | failed in every repetition | | | | |`);
+      continue;
+    }
+    lines.push(
+      `| ${name} | ${spread(ms.map((m) => m.recordsPerSecond), 0)} | ${spread(ratios(row, baseline, (m) => m.recordsPerSecond), 2)} | ${spread(ms.map((m) => m.cpuMicrosPerRecord), 1)} | ${spread(ratios(row, baseline, (m) => m.cpuMicrosPerRecord), 2)} | ${Math.round(median(ms.map((m) => m.peakRssBytes)) / 2 ** 20)} |`,
+    );
+  }
+  return notes.length === 0 ? lines.join('\n') : [...lines, '', ...notes.map((n) => `- ${n}`)].join('\n');
+}

@@ -1,0 +1,42 @@
+/**
+ * Which optional `weir run` features the built CLI has, read from `node bin/weir.js run --help`:
+ * contestants that need a flag the build does not have yet are reported as skipped.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { repoRoot } from '../scripts/lib/kafka-broker.js';
+
+/** What the built `weir run` offers. */
+export interface WeirFeatures {
+  /** Every `--flag` its help text names. */
+  readonly flags: ReadonlySet<string>;
+  /** Its help text, for finding choices such as `librdkafka`. */
+  readonly help: string;
+  /** Why weir cannot run at all (no build), else undefined. */
+  readonly unavailable?: string;
+}
+
+/** Runs `node bin/weir.js run --help` (build first: `npm run build`). Never throws. */
+export function weirFeatures(): Promise<WeirFeatures> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path.join(repoRoot, 'bin', 'weir.js'), 'run', '--help'], { cwd: repoRoot, timeout: 60_000 }, (error, stdout, stderr) => {
+      if (error !== null) {
+        resolve({ flags: new Set(), help: '', unavailable: `\`weir run --help\` failed (run \`npm run build\`): ${(stderr || error.message).trim().split('\n')[0]}` });
+        return;
+      }
+      resolve({ flags: new Set(stdout.match(/--[a-z][a-z0-9-]*/g) ?? []), help: stdout });
+    });
+  });
+}
+
+/**
+ * Why a weir contestant needing `flags` (and, when given, a help text mentioning `word`, e.g. a
+ * `--client` choice) cannot run on this build, or undefined when it can.
+ */
+export function missingWeirFeature(features: WeirFeatures, flags: readonly string[], word?: string): string | undefined {
+  if (features.unavailable !== undefined) return features.unavailable;
+  const missing = flags.filter((flag) => !features.flags.has(flag));
+  if (missing.length > 0) return `weir run has no ${missing.join(', ')} flag yet`;
+  if (word !== undefined && !features.help.includes(word)) return `weir run does not offer ${word} yet`;
+  return undefined;
+}
