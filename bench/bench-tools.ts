@@ -6,7 +6,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { repoRoot } from '../scripts/lib/kafka-broker.js';
+import { repoRoot } from '../scripts/lib/repo-paths.js';
 
 const clockTicks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 

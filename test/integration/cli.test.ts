@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { repoRoot } from '../../scripts/lib/kafka-broker.js';
+import { repoRoot } from '../../scripts/lib/repo-paths.js';
 import { createTopics, quietKafka } from '../../scripts/lib/topic-io.js';
 import { startWorker } from '../../scripts/lib/worker-process.js';
 

@@ -12,7 +12,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { deleteDedupKeys } from '../../scripts/lib/dedup-keys.js';
 import { freePort, sumMetric } from '../../scripts/lib/free-port.js';
-import { ensureRedis, kafkaPaths, stopRedis } from '../../scripts/lib/kafka-broker.js';
+import { ensureRedis, stopRedis } from '../../scripts/lib/redis-server.js';
+import { kafkaPaths } from '../../scripts/lib/repo-paths.js';
 import { produce, quietKafka, readToEnd, readTopics, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import { ScriptedScenarios } from './support/scripted-scenario.js';
 
