@@ -203,9 +203,7 @@ async function startBrokerLocked(options: StartBrokerOptions, files: BrokerFiles
   try {
     const child = spawn(java, args, { cwd: repoRoot, detached: true, stdio: ['ignore', log.fd, log.fd] });
     const pid = await new Promise<number>((resolve, reject) => {
-      child.once('error', (error) =>
-        reject(isEnoent(error) ? javaNotFound(java) : error),
-      );
+      child.once('error', (error) => reject(isEnoent(error) ? javaNotFound(java) : error));
       child.once('spawn', () => resolve(child.pid as number));
     });
     child.once('exit', (code, signal) => {
