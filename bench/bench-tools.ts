@@ -6,7 +6,8 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { repoRoot } from '../scripts/lib/kafka-broker.js';
+import { repoRoot } from '../scripts/lib/repo-paths.js';
+import { waitFor } from '../scripts/lib/wait-for.js';
 
 const clockTicks = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim());
 
@@ -48,12 +49,16 @@ export interface Measurement {
 export async function timeRun(child: ChildProcess, records: number, done: () => Promise<boolean>, label: string, timeoutMs = 900_000): Promise<Measurement> {
   const t0 = performance.now();
   const cpu0 = cpuSeconds(child.pid!);
-  const deadline = Date.now() + timeoutMs;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`${label}: not done within ${timeoutMs} ms`);
-    if (child.exitCode !== null) throw new Error(`${label}: the process exited with ${child.exitCode}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitFor(
+    async () => {
+      if (await done()) return true;
+      if (child.exitCode !== null) throw new Error(`${label}: the process exited with ${child.exitCode}`);
+      return false;
+    },
+    timeoutMs,
+    () => `${label}: not done`,
+    50,
+  );
   const seconds = (performance.now() - t0) / 1000;
   const cpu = cpuSeconds(child.pid!) - cpu0;
   return { recordsPerSecond: records / seconds, cpuMicrosPerRecord: (cpu * 1e6) / records, seconds, peakRssBytes: peakRssBytes(child.pid!) };

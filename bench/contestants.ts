@@ -5,7 +5,7 @@
  * {@link CONTESTANTS}.
  */
 import path from 'node:path';
-import { repoRoot } from '../scripts/lib/kafka-broker.js';
+import { repoRoot } from '../scripts/lib/repo-paths.js';
 import { startWorker } from '../scripts/lib/worker-process.js';
 import { fromWorkerProcess, startChildProcess, type ContestantProcess } from './contestant-process.js';
 import { startKafkaStreams, type KafkaStreamsBuild } from './kafka-streams.js';

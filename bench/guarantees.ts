@@ -17,8 +17,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Kafka } from 'kafkajs';
+import { DEFAULT_BROKERS } from '../scripts/lib/broker-instance.js';
 import { deleteDedupKeys } from '../scripts/lib/dedup-keys.js';
-import { DEFAULT_BROKERS, DEFAULT_REDIS_URL, ensureRedis, startBroker } from '../scripts/lib/kafka-broker.js';
+import { startBroker } from '../scripts/lib/kafka-broker.js';
+import { DEFAULT_REDIS_URL, ensureRedis } from '../scripts/lib/redis-server.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
 import { startWorker } from '../scripts/lib/worker-process.js';
 import { machineDescription, timeRun, writeBenchSection, type Measurement } from './bench-tools.js';

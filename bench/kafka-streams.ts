@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { repoRoot } from '../scripts/lib/kafka-broker.js';
+import { repoRoot } from '../scripts/lib/repo-paths.js';
 import { startChildProcess, type ContestantProcess } from './contestant-process.js';
 
 /** Heap limit of the Kafka Streams JVM (its RSS includes the heap it touches). */

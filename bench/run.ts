@@ -22,7 +22,8 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Kafka } from 'kafkajs';
-import { DEFAULT_BROKERS, startBroker } from '../scripts/lib/kafka-broker.js';
+import { DEFAULT_BROKERS } from '../scripts/lib/broker-instance.js';
+import { startBroker } from '../scripts/lib/kafka-broker.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
 import { machineDescription, writeBenchSection } from './bench-tools.js';
 import type { Contestant, Prerequisites } from './contestants.js';

@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from '../scripts/lib/kafka-broker.js';
+import { repoRoot } from '../scripts/lib/repo-paths.js';
 
 /** What the built `weir run` offers. */
 export interface WeirFeatures {

@@ -9,9 +9,7 @@
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+import { repoRoot } from './lib/repo-paths.js';
 
 /** Top to bottom. A layer may import only layers below it. */
 export const LAYERS: readonly (readonly string[])[] = [

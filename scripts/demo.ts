@@ -13,9 +13,11 @@
  * 0.1), DEMO_TIMEOUT_MS (default 300 000).
  */
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_BROKERS, ensureRedis, startBroker } from './lib/kafka-broker.js';
+import { DEFAULT_BROKERS } from './lib/broker-instance.js';
 import { freePort, sumMetric } from './lib/free-port.js';
+import { startBroker } from './lib/kafka-broker.js';
 import { generateOrders } from './lib/orders-generator.js';
+import { ensureRedis } from './lib/redis-server.js';
 import { createTopics, endOffsets, produce, quietKafka, readTopics, type ReadRecord } from './lib/topic-io.js';
 import { startWorker } from './lib/worker-process.js';
 

@@ -4,7 +4,8 @@
  *
  *   npx tsx scripts/kafka-jars.ts
  */
-import { ensureKafkaJars, kafkaJarsPresent, kafkaPaths } from './lib/kafka-broker.js';
+import { ensureKafkaJars, kafkaJarsPresent } from './lib/kafka-jars.js';
+import { kafkaPaths } from './lib/repo-paths.js';
 
 async function main(): Promise<void> {
   if (await kafkaJarsPresent()) {

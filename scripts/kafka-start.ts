@@ -7,7 +7,11 @@
  * Exits with code 1 and the reason (with the end of the broker log) when the broker cannot start.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_BROKERS, DEFAULT_REDIS_URL, ensureKafkaJars, ensureRedis, kafkaJarsPresent, kafkaPaths, startBroker } from './lib/kafka-broker.js';
+import { DEFAULT_BROKERS } from './lib/broker-instance.js';
+import { startBroker } from './lib/kafka-broker.js';
+import { ensureKafkaJars, kafkaJarsPresent } from './lib/kafka-jars.js';
+import { DEFAULT_REDIS_URL, ensureRedis } from './lib/redis-server.js';
+import { kafkaPaths } from './lib/repo-paths.js';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { redis: { type: 'boolean', default: false } } });

@@ -8,7 +8,8 @@
  * `--kill` sends SIGKILL at once instead of a clean shutdown.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_REDIS_URL, stopBroker, stopRedis } from './lib/kafka-broker.js';
+import { stopBroker } from './lib/kafka-broker.js';
+import { DEFAULT_REDIS_URL, stopRedis } from './lib/redis-server.js';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({

@@ -7,7 +7,7 @@
  * Env: KAFKA_BROKERS (default 127.0.0.1:9092), PAYMENTS_TOPIC (default payments).
  */
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_BROKERS } from './lib/kafka-broker.js';
+import { DEFAULT_BROKERS } from './lib/broker-instance.js';
 import { createTopics, produce, quietKafka } from './lib/topic-io.js';
 
 const count = Number(process.argv[2] ?? '50');

@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { DEFAULT_BROKERS } from './lib/kafka-broker.js';
+import { DEFAULT_BROKERS } from './lib/broker-instance.js';
 import { createTopics, endOffsets, produce, quietKafka, readTopics } from './lib/topic-io.js';
 
 const kafka = quietKafka(process.env['KAFKA_BROKERS'] ?? DEFAULT_BROKERS, 'weir-topics');

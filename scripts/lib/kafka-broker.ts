@@ -1,294 +1,29 @@
 /**
- * Local infrastructure for development, tests, the demo and the benchmarks: a single-node
- * Apache Kafka 4.x KRaft broker run from jars that Maven fetches (no Docker, no Kafka install),
- * and a local `redis-server`.
+ * The local single-node Apache Kafka 4.x KRaft broker for development, tests, the demo and the
+ * benchmarks, run from the jars Maven fetches (kafka-jars.ts; no Docker, no Kafka install).
  *
- * - `kafka/pom.xml` declares the broker jars; {@link ensureKafkaJars} copies them into the
- *   git-ignored `kafka/lib/`.
- * - `kafka/server.properties` is the broker configuration template; {@link startBroker} writes
- *   `.kafka/server.properties` from it (absolute `log.dirs`), formats `.kafka/data` once, starts
- *   the broker detached (log in `.kafka/broker.log`, pid in `.kafka/broker.pid`) and waits until
- *   it answers. {@link stopBroker} stops it and keeps the data, so a restart continues with the
- *   same topics and committed offsets.
- * - {@link ensureRedis} / {@link stopRedisIfStarted} do the same for Redis.
- *
- * Every path is resolved from this module's location, never from the current directory.
+ * {@link startBroker} writes `.kafka/server.properties` from the `kafka/server.properties`
+ * template (absolute `log.dirs`), formats `.kafka/data` once (broker-storage.ts), starts the
+ * broker detached (log in `.kafka/broker.log`, pid in `.kafka/broker.pid`) and waits until it
+ * answers. {@link stopBroker} stops it and keeps the data, so a restart continues with the same
+ * topics and committed offsets. Both also run a separate {@link BrokerInstance}
+ * (broker-instance.ts) for tests that restart or kill their broker.
  *
  * @module
  */
-import { execFile, spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { link, mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { link, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
-import { Redis } from 'ioredis';
-
-/** Bootstrap servers of the local broker (its PLAINTEXT listener). */
-export const DEFAULT_BROKERS = '127.0.0.1:9092';
-/** URL of the local Redis. */
-export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
-
-/** Repository root: this file lives in `<root>/scripts/lib/`. */
-export const repoRoot: string = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-/** Absolute paths of the files this module reads and writes. */
-export const kafkaPaths = {
-  /** Maven pom declaring the broker jars. */
-  pom: path.join(repoRoot, 'kafka', 'pom.xml'),
-  /** Folder the jars are copied into (git-ignored). */
-  lib: path.join(repoRoot, 'kafka', 'lib'),
-  /** Marker written after a complete copy; holds the SHA-256 of the pom it was made from. */
-  libMarker: path.join(repoRoot, 'kafka', 'lib', '.complete'),
-  /** Broker configuration template (checked in). */
-  serverPropertiesTemplate: path.join(repoRoot, 'kafka', 'server.properties'),
-  /** log4j2 configuration of the broker (checked in). */
-  log4jConfig: path.join(repoRoot, 'kafka', 'log4j2.yaml'),
-  /** Runtime folder (git-ignored): generated config, data, logs, pid files. */
-  runtimeDir: path.join(repoRoot, '.kafka'),
-  /** Generated broker configuration (template with an absolute `log.dirs`). */
-  serverProperties: path.join(repoRoot, '.kafka', 'server.properties'),
-  /** KRaft metadata and topic data. */
-  dataDir: path.join(repoRoot, '.kafka', 'data'),
-  /** Broker stdout/stderr (and the storage format output) of the latest start. */
-  brokerLog: path.join(repoRoot, '.kafka', 'broker.log'),
-  /** Pid of the broker started by {@link startBroker}. */
-  brokerPid: path.join(repoRoot, '.kafka', 'broker.pid'),
-} as const;
-
-/** Lines of the broker log quoted in start errors. */
-const LOG_TAIL_LINES = 40;
-
-/**
- * A separate local broker instance (for tests that restart or kill their broker without
- * disturbing the shared one on {@link DEFAULT_BROKERS}): its own listener and controller ports,
- * data dir `.kafka/<name>/data`, config, log and pid file under `.kafka/<name>/`; the same jars
- * and `kafka/server.properties` template.
- */
-export interface BrokerInstance {
-  /** Folder name under `.kafka/` (letters, digits, `-`, `_`). */
-  readonly name: string;
-  /** PLAINTEXT listener port (clients connect to `127.0.0.1:<port>`). */
-  readonly port: number;
-  /** KRaft controller listener port. */
-  readonly controllerPort: number;
-  /** Extra broker properties, appended to the template's (they win). */
-  readonly properties?: Readonly<Record<string, string>>;
-}
-
-/** The files and address of one broker: the shared default one, or an instance. */
-interface BrokerFiles {
-  readonly brokers: string;
-  readonly runtimeDir: string;
-  readonly serverProperties: string;
-  readonly dataDir: string;
-  readonly brokerLog: string;
-  readonly brokerPid: string;
-  readonly startLock: string;
-  readonly instance?: BrokerInstance;
-}
-
-function brokerFiles(instance?: BrokerInstance): BrokerFiles {
-  if (instance === undefined) {
-    const { runtimeDir, serverProperties, dataDir, brokerLog, brokerPid } = kafkaPaths;
-    return { brokers: DEFAULT_BROKERS, runtimeDir, serverProperties, dataDir, brokerLog, brokerPid, startLock: path.join(runtimeDir, 'start.lock') };
-  }
-  if (!/^[A-Za-z0-9_-]+$/.test(instance.name) || instance.name === 'data') throw new Error(`invalid broker instance name '${instance.name}'`);
-  const dir = path.join(kafkaPaths.runtimeDir, instance.name);
-  return {
-    brokers: `127.0.0.1:${instance.port}`,
-    runtimeDir: dir,
-    serverProperties: path.join(dir, 'server.properties'),
-    dataDir: path.join(dir, 'data'),
-    brokerLog: path.join(dir, 'broker.log'),
-    brokerPid: path.join(dir, 'broker.pid'),
-    startLock: path.join(dir, 'start.lock'),
-    instance,
-  };
-}
-
-/** Bootstrap servers of a broker instance. */
-export function instanceBrokers(instance: BrokerInstance): string {
-  return brokerFiles(instance).brokers;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Small process helpers
-// ---------------------------------------------------------------------------------------------
-
-interface ExecResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command to completion; rejects only when it cannot be started (e.g. ENOENT). */
-function run(file: string, args: readonly string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<ExecResult> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      file,
-      args,
-      { cwd: options.cwd ?? repoRoot, timeout: options.timeoutMs ?? 0, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code === 'string') {
-          reject(error);
-          return;
-        }
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
-
-function isEnoent(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
-}
-
-/** The last `lines` lines of the non-empty parts of `texts`. */
-function tail(texts: string | readonly string[], lines: number): string {
-  const text = (typeof texts === 'string' ? [texts] : texts).map((t) => t.trimEnd()).filter((t) => t !== '').join('\n');
-  return text.split('\n').slice(-lines).join('\n');
-}
-
-/** The `java` executable: `$JAVA_HOME/bin/java` when JAVA_HOME is set, else `java` on the PATH. */
-function javaExecutable(): string {
-  const javaHome = process.env['JAVA_HOME'];
-  return javaHome ? path.join(javaHome, 'bin', 'java') : 'java';
-}
-
-/** Command line of a live process, or undefined when it does not exist or is a zombie. */
-async function processCommandLine(pid: number): Promise<string[] | undefined> {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    // ESRCH: gone. EPERM: it belongs to someone else, so it is not ours to manage either way.
-    return undefined;
-  }
-  if (process.platform === 'linux') {
-    try {
-      const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-      const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-      if (state === 'Z' || state === 'X') return undefined;
-      const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8');
-      return cmdline.split('\0').filter((arg) => arg !== '');
-    } catch {
-      return undefined;
-    }
-  }
-  try {
-    const { code, stdout } = await run('ps', ['-o', 'args=', '-p', String(pid)]);
-    return code === 0 && stdout.trim() !== '' ? stdout.trim().split(/\s+/) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function isAlive(pid: number): Promise<boolean> {
-  return (await processCommandLine(pid)) !== undefined;
-}
-
-async function readPidFile(file: string): Promise<number | undefined> {
-  try {
-    const pid = Number.parseInt((await readFile(file, 'utf8')).trim(), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Polls `condition` every `intervalMs` until it holds or `timeoutMs` passes; returns whether it held. */
-async function waitFor(condition: () => Promise<boolean>, timeoutMs: number, intervalMs = 250): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await condition()) return true;
-    if (Date.now() >= deadline) return false;
-    await sleep(Math.min(intervalMs, Math.max(0, deadline - Date.now())));
-  }
-}
-
-/**
- * Sends SIGTERM (or SIGKILL when `hard`) to `pid`, waits up to `timeoutMs` for it to exit, then
- * SIGKILLs it and waits up to 10 s more. Returns whether the process is gone.
- */
-async function terminate(pid: number, timeoutMs: number, hard = false): Promise<boolean> {
-  const signal = (sig: NodeJS.Signals): void => {
-    try {
-      process.kill(pid, sig);
-    } catch {
-      // already gone
-    }
-  };
-  signal(hard ? 'SIGKILL' : 'SIGTERM');
-  if (await waitFor(async () => !(await isAlive(pid)), timeoutMs)) return true;
-  signal('SIGKILL');
-  return waitFor(async () => !(await isAlive(pid)), 10_000);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Kafka jars
-// ---------------------------------------------------------------------------------------------
-
-async function pomDigest(): Promise<string> {
-  return createHash('sha256').update(await readFile(kafkaPaths.pom)).digest('hex');
-}
-
-/** True when `kafka/lib` holds a complete copy made from the current `kafka/pom.xml`. */
-export async function kafkaJarsPresent(): Promise<boolean> {
-  try {
-    const [marker, digest] = await Promise.all([readFile(kafkaPaths.libMarker, 'utf8'), pomDigest()]);
-    if (marker.trim() !== digest) return false;
-    const jars = (await readdir(kafkaPaths.lib)).filter((name) => name.endsWith('.jar'));
-    return jars.some((name) => /^kafka_2\.13-.*\.jar$/.test(name));
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Makes sure the Kafka broker jars are in `kafka/lib/`: when the folder is missing, incomplete
- * or was made from another version of `kafka/pom.xml`, it is emptied and refilled with
- * `mvn dependency:copy-dependencies` (Maven Central; the first download takes a while).
- *
- * @throws Error when `mvn` is not installed or fails (the message quotes Maven's output).
- */
-export async function ensureKafkaJars(): Promise<void> {
-  if (await kafkaJarsPresent()) return;
-  await rm(kafkaPaths.lib, { recursive: true, force: true });
-  const args = [
-    '-q',
-    '-B',
-    '-f',
-    kafkaPaths.pom,
-    'dependency:copy-dependencies',
-    '-DincludeScope=runtime',
-    `-DoutputDirectory=${kafkaPaths.lib}`,
-  ];
-  let result: ExecResult;
-  try {
-    result = await run('mvn', args, { timeoutMs: 15 * 60_000 });
-  } catch (error) {
-    if (isEnoent(error)) {
-      throw new Error('Cannot fetch the Kafka broker jars: Maven (`mvn`) is not on the PATH. Install Maven 3.x and Java 17+.');
-    }
-    throw error;
-  }
-  if (result.code !== 0) {
-    throw new Error(
-      `Fetching the Kafka broker jars failed: \`mvn ${args.join(' ')}\` exited with code ${result.code}.\n` +
-        tail([result.stdout, result.stderr], LOG_TAIL_LINES),
-    );
-  }
-  await writeFile(kafkaPaths.libMarker, `${await pomDigest()}\n`);
-  if (!(await kafkaJarsPresent())) {
-    throw new Error(`Maven succeeded but ${kafkaPaths.lib} holds no kafka_2.13 jar; check ${kafkaPaths.pom}.`);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Kafka broker
-// ---------------------------------------------------------------------------------------------
+import { DEFAULT_BROKERS, brokerFiles, type BrokerFiles, type BrokerInstance } from './broker-instance.js';
+import { formatStorageOnce, javaExecutable, javaNotFound, log4jOptions, writeServerProperties } from './broker-storage.js';
+import { ensureKafkaJars } from './kafka-jars.js';
+import { LOG_TAIL_LINES, isAlive, isEnoent, processCommandLine, readPidFile, tail, terminate } from './process-helpers.js';
+import { kafkaPaths, repoRoot } from './repo-paths.js';
+import { pollUntil } from './wait-for.js';
 
 /**
  * Whether a Kafka broker at `brokers` answers a metadata request. Never throws; returns false
@@ -342,68 +77,6 @@ export async function brokerLogTail(lines = LOG_TAIL_LINES, instance?: BrokerIns
     return tail(await readFile(brokerFiles(instance).brokerLog, 'utf8'), lines);
   } catch {
     return '';
-  }
-}
-
-/** JVM option pointing log4j2 at `kafka/log4j2.yaml` (none when the file is absent: log4j2 defaults). */
-function log4jOptions(): string[] {
-  return existsSync(kafkaPaths.log4jConfig) ? [`-Dlog4j2.configurationFile=${kafkaPaths.log4jConfig}`] : [];
-}
-
-/**
- * Writes `.kafka/server.properties`: the template with `log.dirs` set to the absolute data dir
- * (for an instance: also its listener ports, then its extra properties).
- */
-async function writeServerProperties(files: BrokerFiles): Promise<void> {
-  const template = await readFile(kafkaPaths.serverPropertiesTemplate, 'utf8');
-  if (!/^log\.dirs=/m.test(template)) throw new Error(`${kafkaPaths.serverPropertiesTemplate} has no log.dirs line.`);
-  // Properties files treat backslashes as escapes (Windows paths).
-  const dataDir = files.dataDir.replaceAll('\\', '/');
-  let generated =
-    `# GENERATED by scripts/lib/kafka-broker.ts from kafka/server.properties; edit the template instead.\n` +
-    template.replace(/^log\.dirs=.*$/m, `log.dirs=${dataDir}`);
-  const instance = files.instance;
-  if (instance !== undefined) {
-    const { port, controllerPort } = instance;
-    generated =
-      generated
-        .replace(/^controller\.quorum\.voters=.*$/m, `controller.quorum.voters=1@127.0.0.1:${controllerPort}`)
-        .replace(/^listeners=.*$/m, `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`)
-        .replace(/^advertised\.listeners=.*$/m, `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`) +
-      `\n# Instance '${instance.name}'\n` +
-      Object.entries(instance.properties ?? {}).map(([k, v]) => `${k}=${v}\n`).join('');
-  }
-  await writeFile(files.serverProperties, generated);
-}
-
-/** Formats the KRaft storage in `.kafka/data` unless it already is; output goes to the broker log. */
-async function formatStorageOnce(files: BrokerFiles): Promise<void> {
-  if (existsSync(path.join(files.dataDir, 'meta.properties'))) return;
-  const java = javaExecutable();
-  const classpath = path.join(kafkaPaths.lib, '*');
-  const jvm = [...log4jOptions(), '-cp', classpath];
-  let uuid: ExecResult;
-  try {
-    uuid = await run(java, [...jvm, 'kafka.tools.StorageTool', 'random-uuid'], { timeoutMs: 60_000 });
-  } catch (error) {
-    if (isEnoent(error)) throw new Error(`Cannot start Kafka: \`${java}\` not found. Install Java 17+ or set JAVA_HOME.`);
-    throw error;
-  }
-  const clusterId = uuid.stdout.trim().split('\n').pop()?.trim() ?? '';
-  if (uuid.code !== 0 || !/^[A-Za-z0-9_-]{22}$/.test(clusterId)) {
-    throw new Error(`\`kafka-storage random-uuid\` failed (exit ${uuid.code}):\n${tail([uuid.stdout, uuid.stderr], LOG_TAIL_LINES)}`);
-  }
-  const format = await run(
-    java,
-    [...jvm, 'kafka.tools.StorageTool', 'format', '--config', files.serverProperties, `--cluster-id=${clusterId}`, '--ignore-formatted'],
-    { timeoutMs: 120_000 },
-  );
-  await writeFile(files.brokerLog, `${format.stdout}${format.stderr}`, { flag: 'a' });
-  if (format.code !== 0) {
-    throw new Error(
-      `Formatting the Kafka storage in ${files.dataDir} failed (exit ${format.code}):\n` +
-        tail([format.stdout, format.stderr], LOG_TAIL_LINES),
-    );
   }
 }
 
@@ -476,6 +149,7 @@ export interface StartBrokerResult {
  * @throws Error when Java or Maven are missing, the jar fetch or storage format fails, the
  *   broker exits, or it does not answer within `timeoutMs` ms (it is then stopped). The message
  *   ends with the last 40 lines of the broker log.
+ * @example const { startedByUs } = await startBroker(); // … if (startedByUs) await stopBroker();
  */
 export async function startBroker(options: StartBrokerOptions = {}): Promise<StartBrokerResult> {
   const files = brokerFiles(options.instance);
@@ -494,7 +168,7 @@ async function startBrokerLocked(options: StartBrokerOptions, files: BrokerFiles
   const existing = await brokerPid(options.instance);
   if (existing !== undefined) {
     // A broker of ours is alive: it may still be starting (or was just restarted).
-    if (await waitFor(() => brokerAnswers(brokers, 2_000), timeoutMs, 500)) {
+    if (await pollUntil(() => brokerAnswers(brokers, 2_000), timeoutMs, 500)) {
       return { startedByUs: false, pid: existing };
     }
     throw new Error(
@@ -529,9 +203,7 @@ async function startBrokerLocked(options: StartBrokerOptions, files: BrokerFiles
   try {
     const child = spawn(java, args, { cwd: repoRoot, detached: true, stdio: ['ignore', log.fd, log.fd] });
     const pid = await new Promise<number>((resolve, reject) => {
-      child.once('error', (error) =>
-        reject(isEnoent(error) ? new Error(`Cannot start Kafka: \`${java}\` not found. Install Java 17+ or set JAVA_HOME.`) : error),
-      );
+      child.once('error', (error) => reject(isEnoent(error) ? javaNotFound(java) : error));
       child.once('spawn', () => resolve(child.pid as number));
     });
     child.once('exit', (code, signal) => {
@@ -541,7 +213,7 @@ async function startBrokerLocked(options: StartBrokerOptions, files: BrokerFiles
     await writeFile(files.brokerPid, `${pid}\n`);
 
     const started = Date.now();
-    const up = await waitFor(
+    const up = await pollUntil(
       async () => exited !== undefined || !(await isAlive(pid)) || (await brokerAnswers(brokers, 2_000)),
       timeoutMs,
       500,
@@ -613,143 +285,14 @@ export async function stopBroker(options: StopBrokerOptions = {}): Promise<boole
  * and logs. Never touches the shared broker.
  *
  * @returns true when a broker process was stopped.
+ * @example
+ * const instance = { name: 'crash-1', port: await freePort(), controllerPort: await freePort() };
+ * await startBroker({ instance }); // … clients on instanceBrokers(instance)
+ * await removeBrokerInstance(instance);
  */
 export async function removeBrokerInstance(instance: BrokerInstance): Promise<boolean> {
   const files = brokerFiles(instance);
   const stopped = await stopBroker({ instance, timeoutMs: 10_000 });
   await rm(files.runtimeDir, { recursive: true, force: true });
   return stopped;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Redis
-// ---------------------------------------------------------------------------------------------
-
-/** Result of {@link ensureRedis}. */
-export interface EnsureRedisResult {
-  /** True when this call started `redis-server`. */
-  startedByUs: boolean;
-  /** Pid of the `redis-server` this module started (from its pid file). */
-  pid?: number;
-}
-
-function redisTarget(url: string): { host: string; port: number } {
-  const parsed = new URL(url);
-  return { host: parsed.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1', port: parsed.port ? Number(parsed.port) : 6379 };
-}
-
-function redisPidFile(port: number): string {
-  return path.join(kafkaPaths.runtimeDir, `redis-${port}.pid`);
-}
-
-/**
- * Whether Redis at `url` answers PING. Never throws; no retries.
- *
- * @param timeoutMs - connect and command timeout, in ms.
- */
-export async function redisAnswers(url: string = DEFAULT_REDIS_URL, timeoutMs = 1_000): Promise<boolean> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-  });
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
-}
-
-/**
- * Makes sure Redis answers at `url`. When it does not and `url` is on this machine, starts
- * `redis-server` daemonized on its port (no persistence; pid and log files in `.kafka/`) and
- * waits until it answers.
- *
- * @param timeoutMs - how long to wait for a started Redis to answer, in ms.
- * @throws Error when Redis does not answer at a non-local address, `redis-server` is not
- *   installed or fails, or it does not answer within `timeoutMs`.
- */
-export async function ensureRedis(url: string = DEFAULT_REDIS_URL, timeoutMs = 15_000): Promise<EnsureRedisResult> {
-  if (await redisAnswers(url)) return { startedByUs: false };
-  const { host, port } = redisTarget(url);
-  if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
-    throw new Error(`Redis does not answer at ${url}, and it is not local, so it cannot be started here.`);
-  }
-  await mkdir(kafkaPaths.runtimeDir, { recursive: true });
-  const pidFile = redisPidFile(port);
-  const logFile = path.join(kafkaPaths.runtimeDir, `redis-${port}.log`);
-  const args = [
-    '--daemonize', 'yes',
-    '--port', String(port),
-    '--bind', host === 'localhost' ? '127.0.0.1' : host,
-    '--save', '',
-    '--appendonly', 'no',
-    '--dir', kafkaPaths.runtimeDir,
-    '--pidfile', pidFile,
-    '--logfile', logFile,
-  ];
-  let result: ExecResult;
-  try {
-    result = await run('redis-server', args, { timeoutMs: 30_000 });
-  } catch (error) {
-    if (isEnoent(error)) throw new Error(`Redis does not answer at ${url} and \`redis-server\` is not installed.`);
-    throw error;
-  }
-  if (result.code !== 0) {
-    throw new Error(`\`redis-server ${args.join(' ')}\` failed (exit ${result.code}):\n${tail([result.stdout, result.stderr], 20)}`);
-  }
-  if (!(await waitFor(() => redisAnswers(url), timeoutMs, 200))) {
-    let log = '';
-    try {
-      log = tail(readFileSync(logFile, 'utf8'), 20);
-    } catch {
-      // no log
-    }
-    throw new Error(`redis-server was started on port ${port} but did not answer at ${url} within ${timeoutMs} ms.\n${log}`);
-  }
-  const pid = await waitForPid(pidFile);
-  return pid === undefined ? { startedByUs: true } : { startedByUs: true, pid };
-}
-
-async function waitForPid(pidFile: string): Promise<number | undefined> {
-  let pid: number | undefined;
-  await waitFor(async () => (pid = await readPidFile(pidFile)) !== undefined, 5_000, 100);
-  return pid;
-}
-
-/**
- * Stops the `redis-server` that {@link ensureRedis} started for `url` (found through its pid
- * file in `.kafka/`, checked to still be a `redis-server`); leaves any other Redis alone.
- *
- * @returns true when a Redis process was stopped.
- */
-export async function stopRedis(url: string = DEFAULT_REDIS_URL): Promise<boolean> {
-  const { port } = redisTarget(url);
-  const pidFile = redisPidFile(port);
-  const pid = await readPidFile(pidFile);
-  const argv = pid === undefined ? undefined : await processCommandLine(pid);
-  if (pid === undefined || !argv || !argv.some((arg) => arg.includes('redis-server'))) {
-    await rm(pidFile, { force: true });
-    return false;
-  }
-  const stopped = await terminate(pid, 10_000);
-  await rm(pidFile, { force: true });
-  return stopped;
-}
-
-/**
- * Stops Redis only when `started.startedByUs` (the result of {@link ensureRedis}) says this
- * module started it.
- *
- * @returns true when a Redis process was stopped.
- */
-export async function stopRedisIfStarted(started: EnsureRedisResult, url: string = DEFAULT_REDIS_URL): Promise<boolean> {
-  return started.startedByUs ? stopRedis(url) : false;
 }

@@ -4,13 +4,13 @@
  * {@link RedisClusterHandle.stop} stops exactly the processes it started (by their pid files,
  * checked to be redis-server on the expected port) and removes the folder.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { processCommandLine, readPidFile, run, terminate } from './process-helpers.js';
+import { waitFor } from './wait-for.js';
 
 /** A running local cluster. */
 export interface RedisClusterHandle {
@@ -22,13 +22,10 @@ export interface RedisClusterHandle {
   stop(): Promise<void>;
 }
 
-function exec(file: string, args: readonly string[], timeoutMs = 60_000): Promise<{ code: number; output: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(file, args, { timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error && typeof error.code === 'string') reject(error);
-      else resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, output: `${stdout}${stderr}` });
-    });
-  });
+/** Runs a redis tool to completion (at most 60 s): its exit code and output. */
+async function exec(file: string, args: readonly string[]): Promise<{ code: number; output: string }> {
+  const { code, stdout, stderr } = await run(file, args, { timeoutMs: 60_000 });
+  return { code, output: `${stdout}${stderr}` };
 }
 
 function portFree(port: number): Promise<boolean> {
@@ -51,12 +48,9 @@ async function clusterPorts(count: number): Promise<number[]> {
   return ports;
 }
 
+/** Waits (polling every 100 ms; a failing check counts as not yet) until `condition` holds. @throws Error naming `what` after `timeoutMs` */
 async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`Redis Cluster: ${what} within ${timeoutMs} ms`);
-    await sleep(100);
-  }
+  await waitFor(() => condition().catch(() => false), timeoutMs, () => `Redis Cluster: ${what}`);
 }
 
 async function ask<T>(port: number, fn: (client: Redis) => Promise<T>): Promise<T> {
@@ -72,13 +66,9 @@ async function ask<T>(port: number, fn: (client: Redis) => Promise<T>): Promise<
 
 /** Pid of a redis-server that serves `port`, from its pid file; undefined when it is not running. */
 async function serverPid(pidFile: string, port: number): Promise<number | undefined> {
-  try {
-    const pid = Number.parseInt((await readFile(pidFile, 'utf8')).trim(), 10);
-    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8');
-    return cmdline.includes('redis-server') && cmdline.includes(`:${port}`) ? pid : undefined;
-  } catch {
-    return undefined;
-  }
+  const pid = await readPidFile(pidFile);
+  const cmdline = pid === undefined ? undefined : (await processCommandLine(pid))?.join(' ');
+  return cmdline !== undefined && cmdline.includes('redis-server') && cmdline.includes(`:${port}`) ? pid : undefined;
 }
 
 /**
@@ -94,13 +84,7 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterHandle
   const stop = async (): Promise<void> => {
     for (const port of ports) {
       const pid = await serverPid(pidFile(port), port);
-      if (pid === undefined) continue;
-      process.kill(pid, 'SIGTERM');
-      const gone = await waitUntil(async () => (await serverPid(pidFile(port), port)) === undefined, 10_000, `node ${port} did not stop`).then(
-        () => true,
-        () => false,
-      );
-      if (!gone) process.kill(pid, 'SIGKILL');
+      if (pid !== undefined) await terminate(pid, 10_000);
     }
     await rm(dir, { recursive: true, force: true });
   };

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Kafka, Partitioners, logLevel, type Admin, type IHeaders, type Message } from 'kafkajs';
+import { pollUntil, waitFor } from './wait-for.js';
 
 /** A record read back from a topic. */
 export interface ReadRecord {
@@ -66,20 +67,22 @@ function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
 /**
  * Waits until every topic exists (weir creates sink, DLQ and retry topics when it starts).
  *
- * @throws Error naming the missing topics after `timeoutMs`
+ * @throws Error naming the missing topics after `timeoutMs` ms
  */
 export async function waitForTopics(kafka: Kafka, topics: readonly string[], timeoutMs: number): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
+  let missing = topics;
   try {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const existing = new Set(await admin.listTopics());
-      const missing = topics.filter((t) => !existing.has(t));
-      if (missing.length === 0) return;
-      if (Date.now() > deadline) throw new Error(`topics ${missing.join(', ')} do not exist after ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitFor(
+      async () => {
+        const existing = new Set(await admin.listTopics());
+        missing = topics.filter((t) => !existing.has(t));
+        return missing.length === 0;
+      },
+      timeoutMs,
+      () => `topics ${missing.join(', ')} do not exist`,
+    );
   } finally {
     await admin.disconnect();
   }
@@ -200,21 +203,22 @@ export async function waitForGroupCaughtUp(kafka: Kafka, groupId: string, topics
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const ends = await endOffsets(admin, topics);
-      let caughtUp = true;
-      for (const topic of topics) {
-        const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
-        for (const [partition, end] of ends.get(topic) ?? new Map<number, number>()) {
-          const offset = Number(committed?.partitions.find((p) => p.partition === partition)?.offset ?? -1);
-          if (end > 0 && offset < end) caughtUp = false;
+    return await pollUntil(
+      async () => {
+        const ends = await endOffsets(admin, topics);
+        let caughtUp = true;
+        for (const topic of topics) {
+          const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+          for (const [partition, end] of ends.get(topic) ?? new Map<number, number>()) {
+            const offset = Number(committed?.partitions.find((p) => p.partition === partition)?.offset ?? -1);
+            if (end > 0 && offset < end) caughtUp = false;
+          }
         }
-      }
-      if (caughtUp) return true;
-      if (Date.now() > deadline) return false;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+        return caughtUp;
+      },
+      timeoutMs,
+      200,
+    );
   } finally {
     await admin.disconnect();
   }

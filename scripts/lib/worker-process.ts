@@ -4,7 +4,7 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { repoRoot } from './kafka-broker.js';
+import { repoRoot } from './repo-paths.js';
 
 /** One pino log line of the worker. */
 export interface WorkerLogLine {

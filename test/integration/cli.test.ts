@@ -4,16 +4,14 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
-import { repoRoot } from '../../scripts/lib/kafka-broker.js';
-import { createTopics, quietKafka } from '../../scripts/lib/topic-io.js';
-import { startWorker } from '../../scripts/lib/worker-process.js';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../../scripts/lib/repo-paths.js';
+import { useIntegrationFixture } from './support/integration-fixture.js';
 
-const tmp = path.join(repoRoot, 'test', 'integration', '.tmp', randomUUID().slice(0, 8));
-mkdirSync(tmp, { recursive: true });
-afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+const fx = useIntegrationFixture('weir-it-cli');
+const tmp = fx.tempDir();
 
 /** Writes a topology file under the repo (so `import 'weir'` resolves) and returns its path relative to the repo root. */
 function topologyFile(name: string, source: string): string {
@@ -112,11 +110,8 @@ export default topology('app').source('in').process('enrich', (r) => r.value, { 
 
   it('shuts down cleanly when SIGTERM comes while the worker is still starting', async () => {
     const id = randomUUID().slice(0, 8);
-    const admin = quietKafka(inject('kafkaBrokers')).admin();
-    await admin.connect();
-    await createTopics(admin, [{ topic: `cli-early-${id}`, partitions: 1 }]);
-    await admin.disconnect();
-    const worker = startWorker(topologyFile(`early-${id}.ts`, VALID(`cli-early-${id}`, `cli-early-${id}`)));
+    await fx.createTopics([{ topic: `cli-early-${id}`, partitions: 1 }]);
+    const worker = fx.startWorker(topologyFile(`early-${id}.ts`, VALID(`cli-early-${id}`, `cli-early-${id}`)));
     await worker.waitForLog((l) => l.msg === 'joining the consumer group' || l.msg === 'worker started');
     const began = Date.now();
     expect(await worker.stop('SIGTERM')).toBe(0);
@@ -126,13 +121,9 @@ export default topology('app').source('in').process('enrich', (r) => r.value, { 
 
   it('passes --guarantee and --application-id to the worker, and exits 0 on SIGINT', async () => {
     const id = randomUUID().slice(0, 8);
-    const kafka = quietKafka(inject('kafkaBrokers'));
-    const admin = kafka.admin();
-    await admin.connect();
-    await createTopics(admin, [{ topic: `cli-${id}`, partitions: 1 }]);
-    await admin.disconnect();
+    await fx.createTopics([{ topic: `cli-${id}`, partitions: 1 }]);
     const file = topologyFile(`run-${id}.ts`, VALID('from-file', `cli-${id}`));
-    const worker = startWorker(file, { args: ['--guarantee', 'exactly_once', '--application-id', `cli-app-${id}`] });
+    const worker = fx.startWorker(file, { args: ['--guarantee', 'exactly_once', '--application-id', `cli-app-${id}`] });
     const started = await worker.waitForLog((l) => l.msg === 'worker started');
     expect(started['guarantee']).toBe('exactly_once');
     expect(started['applicationId']).toBe(`cli-app-${id}`);

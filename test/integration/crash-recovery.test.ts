@@ -18,14 +18,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Kafka } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { deleteDedupKeys } from '../../scripts/lib/dedup-keys.js';
+import { describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../scripts/lib/free-port.js';
-import { instanceBrokers, removeBrokerInstance, startBroker, stopBroker, type BrokerInstance } from '../../scripts/lib/kafka-broker.js';
-import { createTopics, produce, quietKafka, readToEnd, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
-import { startWorker, type WorkerProcess } from '../../scripts/lib/worker-process.js';
+import { instanceBrokers, type BrokerInstance } from '../../scripts/lib/broker-instance.js';
+import { removeBrokerInstance, startBroker, stopBroker } from '../../scripts/lib/kafka-broker.js';
+import { createTopics, produce, readToEnd, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import type { WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { seededRandom } from '../../src/testing/seeded-random.js';
+import { useIntegrationFixture } from './support/integration-fixture.js';
 
 const FIXTURE = 'test/integration/fixtures/scripted-topology.ts';
 const RECORDS = 10_000;
@@ -72,24 +72,15 @@ function crashInput(random: () => number): { messages: Array<{ key: string; scri
 }
 
 const instance: BrokerInstance = { name: `crash-${randomBytes(3).toString('hex')}`, port: 0, controllerPort: 0 };
-let brokers: string;
-let kafka: Kafka;
-const workers: WorkerProcess[] = [];
-
-beforeAll(async () => {
-  Object.assign(instance, { port: await freePort(), controllerPort: await freePort() });
-  await startBroker({ instance, heap: '512m', timeoutMs: 120_000 });
-  brokers = instanceBrokers(instance);
-  kafka = quietKafka(brokers, 'weir-it-crash');
-}, 180_000);
-
-const applicationIds: string[] = [];
-
-afterAll(async () => {
-  await Promise.all(workers.map((w) => w.stop('SIGKILL')));
-  await removeBrokerInstance(instance);
-  for (const id of applicationIds) await deleteDedupKeys(inject('redisUrl'), id);
-}, 60_000);
+const fx = useIntegrationFixture('weir-it-crash', {
+  brokers: async () => {
+    Object.assign(instance, { port: await freePort(), controllerPort: await freePort() });
+    await startBroker({ instance, heap: '512m', timeoutMs: 120_000 });
+    return instanceBrokers(instance);
+  },
+  hookTimeoutMs: 180_000,
+});
+fx.onTeardown(() => removeBrokerInstance(instance));
 
 /** Resolves when `parties` callers have arrived; the last one runs `action` first. */
 function barrier(parties: number, action: () => Promise<void>): () => Promise<void> {
@@ -114,11 +105,11 @@ interface RunReport {
 /** One guarantee's run: input, disruptions, then everything consumed; returns sink + DLQ read to the end. */
 async function run(guarantee: 'exactly_once' | 'at_least_once', input: ReturnType<typeof crashInput>, random: () => number, brokerRestart: () => Promise<void>): Promise<RunReport> {
   const id = `weir-crash-${guarantee === 'exactly_once' ? 'eos' : 'alos'}-${randomBytes(3).toString('hex')}`;
-  applicationIds.push(id);
+  fx.trackDedupKeys(id);
   const topics = { source: `${id}.in`, sink: `${id}.out`, dlq: `${id}.dlq` };
   // A freshly started broker may answer metadata requests before it hosts new partitions: retry.
   for (let attempt = 1; ; attempt++) {
-    const admin = kafka.admin();
+    const admin = fx.kafka.admin();
     try {
       await admin.connect();
       await createTopics(admin, [{ topic: topics.source, partitions: PARTITIONS }]);
@@ -130,13 +121,13 @@ async function run(guarantee: 'exactly_once' | 'at_least_once', input: ReturnTyp
       await admin.disconnect();
     }
   }
-  await produce(kafka, topics.source, input.messages.map((m) => ({ key: m.key, value: JSON.stringify(m.script) })));
+  await produce(fx.kafka, topics.source, input.messages.map((m) => ({ key: m.key, value: JSON.stringify(m.script) })));
 
   const mine: WorkerProcess[] = [];
   const start = (): WorkerProcess => {
-    const worker = startWorker(FIXTURE, {
+    const worker = fx.startWorker(FIXTURE, {
       args: [
-        '--application-id', id, '--guarantee', guarantee, '--brokers', brokers,
+        '--application-id', id, '--guarantee', guarantee, '--brokers', fx.brokers,
         '--commit-interval-ms', guarantee === 'exactly_once' ? '100' : '200',
         '--session-timeout-ms', '6000', '--heartbeat-interval-ms', '1000', '--transaction-timeout-ms', '10000', '--shutdown-timeout-ms', '20000',
       ],
@@ -146,14 +137,12 @@ async function run(guarantee: 'exactly_once' | 'at_least_once', input: ReturnTyp
         WEIR_TEST_RECORD_DELAY_MS: '4', REDIS_URL: inject('redisUrl'),
       },
     });
-    workers.push(worker);
     mine.push(worker);
     return worker;
   };
   const events: string[] = [];
   const began = Date.now();
-  const progress = kafka.admin();
-  await progress.connect();
+  const progress = fx.admin;
   /** Logs an event with how many input records were committed by then. */
   const note = async (what: string) => {
     const [committed] = await progress.fetchOffsets({ groupId: id, topics: [topics.source] }).catch(() => []);
@@ -190,12 +179,11 @@ async function run(guarantee: 'exactly_once' | 'at_least_once', input: ReturnTyp
   await taskStarted(a);
   await note('last restart running');
 
-  const caughtUp = await waitForGroupCaughtUp(kafka, id, [topics.source], 240_000);
+  const caughtUp = await waitForGroupCaughtUp(fx.kafka, id, [topics.source], 240_000);
   await note(caughtUp ? 'input consumed' : 'input NOT consumed in time');
   expect(caughtUp).toBe(true);
   expect(await a.stop('SIGTERM')).toBe(0);
-  await progress.disconnect();
-  const records = await readToEnd(kafka, [topics.sink, topics.dlq], { timeoutMs: 120_000 });
+  const records = await readToEnd(fx.kafka, [topics.sink, topics.dlq], { timeoutMs: 120_000 });
   const logs = new Map<string, number>();
   for (const w of mine) for (const l of w.logs) if (l.level >= 40 || /fenced|assigned|crashed/.test(l.msg)) logs.set(l.msg, (logs.get(l.msg) ?? 0) + 1);
   return { guarantee, records, kills, events, logs };

@@ -7,25 +7,20 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, sumMetric } from '../../scripts/lib/free-port.js';
 import { startRedisCluster, type RedisClusterHandle } from '../../scripts/lib/redis-cluster.js';
 import { meterRedis } from '../../scripts/lib/redis-meter.js';
-import { createTopics, produce, quietKafka, readToEnd, waitForGroupCaughtUp } from '../../scripts/lib/topic-io.js';
-import { startWorker, type WorkerProcess } from '../../scripts/lib/worker-process.js';
+import { produce, readToEnd, waitForGroupCaughtUp } from '../../scripts/lib/topic-io.js';
 import { dedupBucketOf, dedupKeyLayout } from '../../src/dedup/dedup-key-layout.js';
 import { RedisDedupStore } from '../../src/dedup/redis-dedup-store.js';
 import { dedupStoreContract } from '../contracts/dedup-store-contract.js';
+import { useIntegrationFixture } from './support/integration-fixture.js';
 
+const fx = useIntegrationFixture('weir-it-cluster');
 let cluster: RedisClusterHandle;
 const started = startRedisCluster(3).then((handle) => (cluster = handle));
-
-const workers: WorkerProcess[] = [];
-
-afterAll(async () => {
-  await Promise.all(workers.map((w) => w.stop('SIGKILL')));
-  await (await started.catch(() => undefined))?.stop();
-});
+fx.onTeardown(async () => (await started.catch(() => undefined))?.stop());
 
 dedupStoreContract('RedisDedupStore (Redis Cluster, 3 masters)', async () => {
   const { nodes } = await started;
@@ -93,18 +88,15 @@ describe('RedisDedupStore key layout and round trips on a Redis Cluster', () => 
 describe('weir run with REDIS_CLUSTER_NODES', () => {
   it('deduplicates through the Redis Cluster', async () => {
     const { nodes } = await started;
-    const kafka = quietKafka(inject('kafkaBrokers'), 'weir-it-cluster');
+    const kafka = fx.kafka;
     const id = `weir-it-cluster-worker-${randomBytes(4).toString('hex')}`;
     const topics = { source: `${id}.in`, sink: `${id}.out`, dlq: `${id}.dlq` };
-    const admin = kafka.admin();
-    await admin.connect();
-    await createTopics(admin, [{ topic: topics.source, partitions: 2 }]);
-    await admin.disconnect();
+    await fx.createTopics([{ topic: topics.source, partitions: 2 }]);
     const ids = Array.from({ length: 200 }, (_, i) => `order-${i}`);
     const resent = ids.filter((_, i) => i % 10 === 0);
     await produce(kafka, topics.source, [...ids, ...resent].map((i, seq) => ({ key: `${i}-${seq}`, value: JSON.stringify({ id: i, seq }) })));
     const metricsPort = await freePort();
-    const worker = startWorker('test/integration/fixtures/scripted-topology.ts', {
+    const worker = fx.startWorker('test/integration/fixtures/scripted-topology.ts', {
       args: ['--application-id', id, '--metrics-port', String(metricsPort)],
       env: {
         WEIR_TEST_SOURCE: topics.source, WEIR_TEST_SINK: topics.sink, WEIR_TEST_DLQ: topics.dlq, WEIR_TEST_DEDUP: 'redis',
@@ -112,7 +104,6 @@ describe('weir run with REDIS_CLUSTER_NODES', () => {
         REDIS_URL: 'redis://127.0.0.1:1', // not used: the cluster wins
       },
     });
-    workers.push(worker);
     expect(await waitForGroupCaughtUp(kafka, id, [topics.source], 60_000)).toBe(true);
     const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(sumMetric(metrics, 'weir_records_total', { outcome: 'duplicate' })).toBe(resent.length);

@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { meterRedis } from '../../scripts/lib/redis-meter.js';
+import { pollUntil } from '../../scripts/lib/wait-for.js';
 import { RedisDedupStore } from '../../src/dedup/redis-dedup-store.js';
 import { dedupStoreContract } from '../contracts/dedup-store-contract.js';
 
@@ -67,8 +68,7 @@ describe('RedisDedupStore round trips (standalone Redis)', () => {
       expect(recover.writesByPort.get(redisPort)).toBe(1);
 
       // The server saw the same: three script calls for 500 keys.
-      const deadline = Date.now() + 5_000;
-      while (seen.length < 3 && Date.now() < deadline) await sleep(20);
+      await pollUntil(() => seen.length >= 3, 5_000, 20);
       expect(seen.map((args) => args[0]?.toLowerCase())).toEqual([0, 1, 2].map(() => expect.stringMatching(SCRIPT_CALL)));
       console.log(`[round trips] 500 claims → ${claim.commands.length} command, ${claim.writesByPort.get(redisPort)} write; MONITOR saw ${seen.length} script calls for claim+markDone+recover`);
     } finally {

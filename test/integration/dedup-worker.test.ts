@@ -7,34 +7,25 @@
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { Kafka } from 'kafkajs';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { deleteDedupKeys } from '../../scripts/lib/dedup-keys.js';
+import { describe, expect, inject, it } from 'vitest';
 import { freePort, sumMetric } from '../../scripts/lib/free-port.js';
-import { ensureRedis, kafkaPaths, stopRedis } from '../../scripts/lib/kafka-broker.js';
-import { produce, quietKafka, readToEnd, readTopics, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { ensureRedis, stopRedis } from '../../scripts/lib/redis-server.js';
+import { kafkaPaths } from '../../scripts/lib/repo-paths.js';
+import { produce, readToEnd, readTopics, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios } from './support/scripted-scenario.js';
 
-let kafka: Kafka;
-let scenarios: ScriptedScenarios;
-const ownRedis: string[] = [];
+const fx = useIntegrationFixture('weir-it-dedup');
+const scenarios = new ScriptedScenarios(fx);
 
-beforeAll(() => {
-  kafka = quietKafka(inject('kafkaBrokers'), 'weir-it-dedup');
-  scenarios = new ScriptedScenarios(kafka);
-});
-
-const applicationIds: string[] = [];
-
-afterAll(async () => {
-  await scenarios.killAll();
-  for (const url of ownRedis) {
+/** Stops a Redis this file started (on its own port) after all tests, and removes its log. */
+function stopRedisAfterAll(url: string): void {
+  fx.onTeardown(async () => {
     await stopRedis(url);
     await rm(path.join(kafkaPaths.runtimeDir, `redis-${new URL(url).port}.log`), { force: true });
-  }
-  for (const id of applicationIds) await deleteDedupKeys(inject('redisUrl'), id);
-});
+  });
+}
 
 async function scenario(name: string, env: Record<string, string>, redisUrl: string) {
   const metricsPort = await freePort();
@@ -43,13 +34,13 @@ async function scenario(name: string, env: Record<string, string>, redisUrl: str
     args: ['--redis-url', redisUrl, '--metrics-port', String(metricsPort), '--session-timeout-ms', '6000'],
   });
   const { id, topics } = sc;
-  applicationIds.push(id);
+  fx.trackDedupKeys(id);
   const worker = sc.start();
   /** Sends `{ id }` records; `key` picks the partition key (default: the id). */
-  const send = (ids: readonly string[], key = (id: string) => id) => produce(kafka, topics.source, ids.map((i, seq) => ({ key: key(i), value: JSON.stringify({ id: i, seq }) })));
+  const send = (ids: readonly string[], key = (id: string) => id) => produce(fx.kafka, topics.source, ids.map((i, seq) => ({ key: key(i), value: JSON.stringify({ id: i, seq }) })));
   const metric = async (name: string, labels: Record<string, string> = {}) => sumMetric(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(), name, labels);
   const sinkIds = async (n: number, timeoutMs = 60_000) =>
-    (await readTopics(kafka, [topics.sink], { until: (rs) => rs.length >= n, timeoutMs })).records.map((r) => (JSON.parse(r.value!.toString()) as { id: string }).id);
+    (await readTopics(fx.kafka, [topics.sink], { until: (rs) => rs.length >= n, timeoutMs })).records.map((r) => (JSON.parse(r.value!.toString()) as { id: string }).id);
   return { id, topics, worker, send, metric, sinkIds };
 }
 
@@ -75,12 +66,12 @@ describe('weir run with Redis dedup', () => {
       await s.send(unique);
       await s.send(sameKey);
       await s.send(otherKey, (id) => `${id}-elsewhere`);
-      expect(await waitForGroupCaughtUp(kafka, s.id, [s.topics.source], 60_000)).toBe(true);
+      expect(await waitForGroupCaughtUp(fx.kafka, s.id, [s.topics.source], 60_000)).toBe(true);
       const duplicates = sameKey.length + otherKey.length;
       expect(await s.metric('weir_records_total', { outcome: 'duplicate' })).toBe(duplicates);
       expect(await s.metric('weir_records_total', { outcome: 'success' })).toBe(unique.length);
       expect(await s.worker.stop('SIGTERM')).toBe(0);
-      const out = await readToEnd(kafka, [s.topics.sink], { timeoutMs: 60_000 });
+      const out = await readToEnd(fx.kafka, [s.topics.sink], { timeoutMs: 60_000 });
       expect(out.map(idOf).sort()).toEqual([...unique].sort());
       const records = unique.length + duplicates;
       const scriptCalls = (await scriptCallsSoFar()) - callsBefore;
@@ -95,7 +86,7 @@ describe('weir run with Redis dedup', () => {
   it.each(['fail', 'skip-dedup'] as const)("with onStoreError '%s', logs and counts a Redis outage and processes every record", async (policy) => {
     const port = await freePort();
     const redisUrl = `redis://127.0.0.1:${port}`;
-    ownRedis.push(redisUrl);
+    stopRedisAfterAll(redisUrl);
     expect((await ensureRedis(redisUrl)).startedByUs).toBe(true);
     const s = await scenario(`dedup-${policy}`, { WEIR_TEST_DEDUP_ON_ERROR: policy }, redisUrl);
     await s.send(['a1', 'a2', 'a3']);
@@ -117,9 +108,9 @@ describe('weir run with Redis dedup', () => {
       await ensureRedis(redisUrl);
     }
     expect((await s.sinkIds(6)).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
-    expect(await waitForGroupCaughtUp(kafka, s.id, [s.topics.source], 60_000)).toBe(true);
+    expect(await waitForGroupCaughtUp(fx.kafka, s.id, [s.topics.source], 60_000)).toBe(true);
     expect(await s.worker.stop('SIGTERM')).toBe(0);
-    expect((await readToEnd(kafka, [s.topics.sink], { timeoutMs: 60_000 })).map(idOf).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
+    expect((await readToEnd(fx.kafka, [s.topics.sink], { timeoutMs: 60_000 })).map(idOf).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
     await stopRedis(redisUrl);
   });
 });

@@ -6,27 +6,14 @@
  * replayed until its replay limit (`maxReplays: 2`) and then refused.
  */
 import { randomUUID } from 'node:crypto';
-import type { Admin, Kafka } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTopics, endOffsets, produce, quietKafka, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
-import { runWeir, startWorker, type WorkerProcess } from '../../scripts/lib/worker-process.js';
+import { describe, expect, it } from 'vitest';
+import { endOffsets, produce, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { runWeir, type WorkerProcess } from '../../scripts/lib/worker-process.js';
+import { useIntegrationFixture } from './support/integration-fixture.js';
 
 const TOPOLOGY = 'topologies/payments.ts';
 
-let kafka: Kafka;
-let admin: Admin;
-const workers: WorkerProcess[] = [];
-
-beforeAll(async () => {
-  kafka = quietKafka(inject('kafkaBrokers'), 'weir-it-dlq-replay');
-  admin = kafka.admin();
-  await admin.connect();
-});
-
-afterAll(async () => {
-  await Promise.all(workers.map((w) => w.stop('SIGKILL')));
-  await admin.disconnect();
-});
+const fx = useIntegrationFixture('weir-it-dlq-replay');
 
 interface PaymentJson {
   id: string;
@@ -40,7 +27,7 @@ const payment = (r: ReadRecord): PaymentJson => JSON.parse(r.value!.toString()) 
 
 async function total(topic: string): Promise<number> {
   let n = 0;
-  for (const partitions of (await endOffsets(admin, [topic])).values()) for (const end of partitions.values()) n += end;
+  for (const partitions of (await endOffsets(fx.admin, [topic])).values()) for (const end of partitions.values()) n += end;
   return n;
 }
 
@@ -48,22 +35,20 @@ describe('inspect → fix → replay (topologies/payments.ts)', () => {
   it('replays the fixed payments once, and refuses a payment past its replay limit', async () => {
     const app = `payments-it-${randomUUID().slice(0, 8)}`;
     const topics = { source: `${app}.payments`, charged: `${app}.charged`, dlq: `${app}.charge.dlq` };
-    await createTopics(admin, [{ topic: topics.source, partitions: 2 }]);
+    await fx.createTopics([{ topic: topics.source, partitions: 2 }]);
     const start = (currencies: string): WorkerProcess => {
-      const worker = startWorker(TOPOLOGY, {
+      return fx.startWorker(TOPOLOGY, {
         args: ['--application-id', app],
         env: { PAYMENTS_TOPIC: topics.source, PAYMENTS_CHARGED_TOPIC: topics.charged, PAYMENTS_CURRENCIES: currencies, PAYMENTS_FAILURE_RATE: '0' },
       });
-      workers.push(worker);
-      return worker;
     };
-    const read = (topic: string, count: number) => readTopics(kafka, [topic], { until: (rs) => rs.length >= count, timeoutMs: 30_000 });
+    const read = (topic: string, count: number) => readTopics(fx.kafka, [topic], { until: (rs) => rs.length >= count, timeoutMs: 30_000 });
 
     // 1. The gateway takes EUR only: 6 USD payments and an invalid one are dead-lettered at once.
     let worker = start('EUR');
     const payments: PaymentJson[] = Array.from({ length: 16 }, (_, i) => ({ id: `p${i}`, accountId: `a${i % 4}`, amountCents: 100 + i, currency: i % 8 < 3 ? 'USD' : 'EUR' }));
     payments.push({ id: 'p-bad', accountId: 'a9', amountCents: -1, currency: 'EUR' });
-    await produce(kafka, topics.source, payments.map((p) => ({ key: p.accountId, value: JSON.stringify(p) })));
+    await produce(fx.kafka, topics.source, payments.map((p) => ({ key: p.accountId, value: JSON.stringify(p) })));
     expect((await read(topics.charged, 10)).complete).toBe(true);
     expect((await read(topics.dlq, 7)).complete).toBe(true);
 

@@ -5,25 +5,15 @@
  * anything twice.
  */
 import { randomUUID } from 'node:crypto';
-import type { Admin, Kafka, Message } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createTopics, endOffsets, produce, quietKafka, readTopics } from '../../scripts/lib/topic-io.js';
+import type { Message } from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import { endOffsets, produce, readTopics } from '../../scripts/lib/topic-io.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import { runWeir, startWeir } from '../../scripts/lib/worker-process.js';
+import { useIntegrationFixture } from './support/integration-fixture.js';
 
-let kafka: Kafka;
-let admin: Admin;
+const fx = useIntegrationFixture('weir-it-dlq-tools');
 const HOUR = 3_600_000;
-
-beforeAll(async () => {
-  kafka = quietKafka(inject('kafkaBrokers'), 'weir-it-dlq-tools');
-  admin = kafka.admin();
-  await admin.connect();
-});
-
-afterAll(async () => {
-  await admin.disconnect();
-});
 
 const unique = (name: string): string => `${name}-${randomUUID().slice(0, 8)}`;
 
@@ -54,7 +44,7 @@ function deadLetter(n: number, o: { original: string; errorClass: string; proces
 
 async function total(topic: string): Promise<number> {
   let n = 0;
-  for (const partitions of (await endOffsets(admin, [topic])).values()) for (const end of partitions.values()) n += end;
+  for (const partitions of (await endOffsets(fx.admin, [topic])).values()) for (const end of partitions.values()) n += end;
   return n;
 }
 
@@ -65,7 +55,7 @@ describe('weir dlq inspect', () => {
     expect(missing.stderr).toMatch(/topic 'no-such\.dlq-[0-9a-f]+' does not exist/);
 
     const empty = unique('empty.dlq');
-    await createTopics(admin, [{ topic: empty, partitions: 3 }]);
+    await fx.createTopics([{ topic: empty, partitions: 3 }]);
     const began = Date.now();
     const table = await runWeir(['dlq', 'inspect', empty]);
     expect(table).toMatchObject({ code: 0, stdout: `${empty}: empty (no dead-letter records)\n` });
@@ -77,7 +67,7 @@ describe('weir dlq inspect', () => {
 
   it('prints decoded weir headers and counts by error class and processor, with filters and a limit', async () => {
     const dlq = unique('inspect.dlq');
-    await createTopics(admin, [{ topic: dlq, partitions: 3 }]);
+    await fx.createTopics([{ topic: dlq, partitions: 3 }]);
     const now = Date.now();
     const spec = [
       { errorClass: 'GatewayTimeout', processor: 'charge', failedAtMs: now - 3 * HOUR },
@@ -86,7 +76,7 @@ describe('weir dlq inspect', () => {
       { errorClass: 'GatewayTimeout', processor: 'refund', failedAtMs: now - 10 * 60_000 },
       { errorClass: 'UnsupportedCurrency', processor: 'refund', failedAtMs: now - 60_000 },
     ];
-    await produce(kafka, dlq, spec.map((o, n) => deadLetter(n, { original: 'payments', ...o })));
+    await produce(fx.kafka, dlq, spec.map((o, n) => deadLetter(n, { original: 'payments', ...o })));
 
     const all = await runWeir(['dlq', 'inspect', dlq, '--format', 'json']);
     expect(all.code).toBe(0);
@@ -124,7 +114,7 @@ describe('weir dlq inspect', () => {
 describe('weir dlq replay', () => {
   it('rejects bad arguments with exit 2 and reports missing or empty topics', async () => {
     const dlq = unique('args.dlq');
-    await createTopics(admin, [{ topic: dlq, partitions: 1 }]);
+    await fx.createTopics([{ topic: dlq, partitions: 1 }]);
     for (const args of [['--rate', 'fast'], ['--rate', '0'], ['--since', 'yesterday'], ['--to', 'bad topic'], ['--max-replays', '-1'], ['--to', dlq]]) {
       const result = await runWeir(['dlq', 'replay', dlq, ...args]);
       expect(result.code, args.join(' ')).toBe(2);
@@ -142,7 +132,7 @@ describe('weir dlq replay', () => {
     const dlq = unique('replay.dlq');
     const target = unique('replay.target');
     const group = `weir-replay.${dlq}`;
-    await createTopics(admin, [{ topic: dlq, partitions: 2 }, { topic: target, partitions: 2 }]);
+    await fx.createTopics([{ topic: dlq, partitions: 2 }, { topic: target, partitions: 2 }]);
     const now = Date.now();
     // 16 replayable records (replay counts 0–1 of a limit of 2), 2 refused (count 2), 2 of another class.
     const messages = [
@@ -150,7 +140,7 @@ describe('weir dlq replay', () => {
       ...[16, 17].map((n) => deadLetter(n, { original: target, errorClass: 'GatewayTimeout', processor: 'charge', failedAtMs: now - 1000, replayCount: 2, replayMax: 2 })),
       ...[18, 19].map((n) => deadLetter(n, { original: target, errorClass: 'TypeError', processor: 'charge', failedAtMs: now - 1000 })),
     ];
-    await produce(kafka, dlq, messages);
+    await produce(fx.kafka, dlq, messages);
 
     const dry = await runWeir(['dlq', 'replay', dlq, '--error-class', 'GatewayTimeout', '--dry-run']);
     expect(dry.code).toBe(0);
@@ -158,7 +148,7 @@ describe('weir dlq replay', () => {
     expect(dry.stdout).toMatch(/refused\s+2 \(max-replays: 2\)/);
     expect(dry.stdout).toMatch(/skipped\s+2 /);
     expect(await total(target)).toBe(0);
-    const [dryOffsets] = await admin.fetchOffsets({ groupId: group, topics: [dlq] });
+    const [dryOffsets] = await fx.admin.fetchOffsets({ groupId: group, topics: [dlq] });
     expect(dryOffsets!.partitions.every((p) => p.offset === '-1')).toBe(true);
 
     // Slowly (2 records/s), then Ctrl-C after a few records went out.
@@ -185,7 +175,7 @@ describe('weir dlq replay', () => {
     expect(again).toMatchObject({ code: 0 });
     expect(again.stdout).toContain('nothing to replay, all 20 record(s) were handled by earlier runs');
 
-    const { records } = await readTopics(kafka, [target], { until: (rs) => rs.length >= 16, timeoutMs: 20_000 });
+    const { records } = await readTopics(fx.kafka, [target], { until: (rs) => rs.length >= 16, timeoutMs: 20_000 });
     expect(await total(target)).toBe(16);
     const replayed = records.map((r) => JSON.parse(r.value!.toString()).n as number).sort((a, b) => a - b);
     expect(replayed).toEqual(Array.from({ length: 16 }, (_, n) => n));

@@ -6,12 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import type { Kafka } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { arbitraries, expectedOutcome, invariants, TopologyTestDriver, type FailurePlan, type PlannedValue } from 'weir/testing';
-import { createTopics, produce, quietKafka, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
-import { startWorker, type WorkerProcess } from '../../scripts/lib/worker-process.js';
+import { produce, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import { planEnv, planTopology, type PlanTopologyOptions } from './fixtures/failure-plan-topology.js';
+import { useIntegrationFixture } from './support/integration-fixture.js';
 
 const FIXTURE = 'test/integration/fixtures/failure-plan-topology.ts';
 const MAX_ATTEMPTS = 4;
@@ -35,16 +34,7 @@ function plannedInputs(): Array<{ key: string; value: PlannedValue }> {
   return [...fixed, ...sampled].map((plan, i) => ({ key: `k${i % 5}`, value: { id: `r${i}`, plan } }));
 }
 
-let kafka: Kafka;
-const workers: WorkerProcess[] = [];
-
-beforeAll(() => {
-  kafka = quietKafka(inject('kafkaBrokers'), 'weir-it-driver');
-});
-
-afterAll(async () => {
-  await Promise.all(workers.map((w) => w.stop('SIGKILL')));
-});
+const fx = useIntegrationFixture('weir-it-driver');
 
 /** Endings in the driver, by record id. */
 async function throughDriver(options: PlanTopologyOptions, applicationId: string, inputs: ReturnType<typeof plannedInputs>): Promise<Map<string, Ending>> {
@@ -65,15 +55,11 @@ async function throughDriver(options: PlanTopologyOptions, applicationId: string
 
 /** Endings on a real worker, by record id (read_committed), and how many records each id has. */
 async function throughWorker(options: PlanTopologyOptions, applicationId: string, inputs: ReturnType<typeof plannedInputs>): Promise<{ endings: Map<string, Ending>; copies: Map<string, number> }> {
-  const admin = kafka.admin();
-  await admin.connect();
-  await createTopics(admin, [{ topic: options.source, partitions: PARTITIONS }]);
-  await admin.disconnect();
-  await produce(kafka, options.source, inputs.map((i) => ({ key: i.key, value: JSON.stringify(i.value) })));
-  const worker = startWorker(FIXTURE, { args: ['--application-id', applicationId], env: planEnv(options) });
-  workers.push(worker);
+  await fx.createTopics([{ topic: options.source, partitions: PARTITIONS }]);
+  await produce(fx.kafka, options.source, inputs.map((i) => ({ key: i.key, value: JSON.stringify(i.value) })));
+  const worker = fx.startWorker(FIXTURE, { args: ['--application-id', applicationId], env: planEnv(options) });
   const idOf = (r: ReadRecord): string => (JSON.parse(r.value!.toString()) as { id: string }).id;
-  const { records, complete } = await readTopics(kafka, [options.sink, options.dlq], { until: (rs) => new Set(rs.map(idOf)).size >= inputs.length, timeoutMs: 90_000 });
+  const { records, complete } = await readTopics(fx.kafka, [options.sink, options.dlq], { until: (rs) => new Set(rs.map(idOf)).size >= inputs.length, timeoutMs: 90_000 });
   expect(await worker.stop('SIGTERM')).toBe(0);
   expect(complete, `the worker decided ${new Set(records.map(idOf)).size} of ${inputs.length} records`).toBe(true);
   const endings = new Map<string, Ending>();

@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FaultySockets, KAFKA_API, type WireFault } from '../../scripts/lib/faulty-socket.js';
-import { createTopics, produce, quietKafka, readToEnd, readTopics } from '../../scripts/lib/topic-io.js';
+import { produce, readToEnd, readTopics } from '../../scripts/lib/topic-io.js';
 import { sink } from '../../src/dsl/sink.js';
 import { topology } from '../../src/dsl/topology-builder.js';
 import { KafkajsAdmin } from '../../src/kafkajs/kafkajs-admin.js';
@@ -20,14 +20,9 @@ import type { InputRecord } from '../../src/record/record-types.js';
 import { PartitionTask } from '../../src/runtime/partition-task.js';
 import type { PortErrorEvent } from '../../src/runtime/task-listener.js';
 import { compile } from '../../src/topology/compile.js';
+import { useIntegrationFixture } from './support/integration-fixture.js';
 
-const brokers = inject('kafkaBrokers');
-const kafka = quietKafka(brokers, 'weir-it-eos-txn');
-const closers: Array<() => Promise<void>> = [];
-
-afterAll(async () => {
-  for (const close of closers.reverse()) await close().catch(() => undefined);
-});
+const fx = useIntegrationFixture('weir-it-eos-txn');
 
 const RECORDS = 60;
 
@@ -35,16 +30,13 @@ const RECORDS = 60;
 async function setup() {
   const id = `weir-it-txn-${randomUUID().slice(0, 8)}`;
   const topics = { source: `${id}.in`, sink: `${id}.out`, dlq: `${id}.dlq` };
-  const admin = kafka.admin();
-  await admin.connect();
-  await createTopics(admin, [topics.source, topics.sink, topics.dlq].map((topic) => ({ topic, partitions: 1 })));
-  await admin.disconnect();
-  await produce(kafka, topics.source, Array.from({ length: RECORDS }, (_, i) => ({ key: `k${i}`, value: JSON.stringify({ n: i }) })));
-  const { records } = await readTopics(kafka, [topics.source], { until: (rs) => rs.length >= RECORDS, timeoutMs: 30_000 });
+  await fx.createTopics([topics.source, topics.sink, topics.dlq].map((topic) => ({ topic, partitions: 1 })));
+  await produce(fx.kafka, topics.source, Array.from({ length: RECORDS }, (_, i) => ({ key: `k${i}`, value: JSON.stringify({ n: i }) })));
+  const { records } = await readTopics(fx.kafka, [topics.source], { until: (rs) => rs.length >= RECORDS, timeoutMs: 30_000 });
   const input: InputRecord[] = records.map((r) => ({ ...r, key: r.key === null ? null : Buffer.from(r.key) }));
 
   const sockets = new FaultySockets();
-  const faulty = new Kafka({ clientId: `${id}-txn`, brokers: brokers.split(','), logLevel: logLevel.NOTHING, socketFactory: sockets.factory, retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 1_000 } });
+  const faulty = new Kafka({ clientId: `${id}-txn`, brokers: fx.brokers.split(','), logLevel: logLevel.NOTHING, socketFactory: sockets.factory, retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 1_000 } });
   const producer = new KafkajsTransactionalProducer(faulty, `${id}-${topics.source}-0`, 10_000);
   let resets = 0;
   /** What the kafkajs producer said when asked for a new transaction just before each reset. */
@@ -57,9 +49,11 @@ async function setup() {
     await reset();
   };
   await producer.init();
-  const offsets = new KafkajsAdmin(kafka);
+  const offsets = new KafkajsAdmin(fx.kafka);
   await offsets.connect();
-  closers.push(() => producer.disconnect(), () => offsets.disconnect());
+  // Either may fail after the injected faults; closing is best effort.
+  fx.onTeardown(() => producer.disconnect().catch(() => undefined));
+  fx.onTeardown(() => offsets.disconnect().catch(() => undefined));
 
   const compiled = compile(
     topology({ applicationId: id, processingGuarantee: 'exactly_once', commitIntervalMs: 50 })
@@ -92,7 +86,7 @@ async function setup() {
     }
   };
   const outputs = async (isolation: 'read_committed' | 'read_uncommitted') =>
-    (await readToEnd(kafka, [topics.sink], { timeoutMs: 30_000, isolation })).map((r) => (JSON.parse(r.value!.toString()) as { n: number }).n);
+    (await readToEnd(fx.kafka, [topics.sink], { timeoutMs: 30_000, isolation })).map((r) => (JSON.parse(r.value!.toString()) as { n: number }).n);
   const committed = async () => offsets.committedOffset(id, topics.source, 0);
   return { sockets, task, run, outputs, committed, portErrors, resets: () => resets, stuck };
 }

@@ -4,21 +4,15 @@
  * zombie fencing — by a second producer with the task's transactional id, and by a second
  * worker taking over from a frozen (SIGSTOP) one.
  */
-import type { Kafka } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { quietKafka, readToEnd, readTopics, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { describe, expect, it } from 'vitest';
+import { readToEnd, readTopics, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { waitFor } from '../../scripts/lib/wait-for.js';
 import type { WorkerProcess } from '../../scripts/lib/worker-process.js';
+import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios, type Script } from './support/scripted-scenario.js';
 
-let kafka: Kafka;
-let scenarios: ScriptedScenarios;
-
-beforeAll(() => {
-  kafka = quietKafka(inject('kafkaBrokers'), 'weir-it-eos');
-  scenarios = new ScriptedScenarios(kafka);
-});
-
-afterAll(() => scenarios.killAll());
+const fx = useIntegrationFixture('weir-it-eos');
+const scenarios = new ScriptedScenarios(fx);
 
 /** An exactly_once scenario (by flag), 3 source partitions, with a `finish` that reads every outcome. */
 async function scenario(name: string, env: Record<string, string> = {}) {
@@ -28,9 +22,9 @@ async function scenario(name: string, env: Record<string, string> = {}) {
   });
   /** Waits until every input is consumed and committed, stops the workers, and reads sink and DLQ to the end. */
   const finish = async (running: readonly WorkerProcess[], timeoutMs = 90_000) => {
-    expect(await waitForGroupCaughtUp(kafka, s.id, [s.topics.source], timeoutMs)).toBe(true);
+    expect(await waitForGroupCaughtUp(fx.kafka, s.id, [s.topics.source], timeoutMs)).toBe(true);
     for (const w of running) expect(await w.stop('SIGTERM')).toBe(0);
-    const records = await readToEnd(kafka, [s.topics.sink, s.topics.dlq], { timeoutMs: 60_000 });
+    const records = await readToEnd(fx.kafka, [s.topics.sink, s.topics.dlq], { timeoutMs: 60_000 });
     return { sink: records.filter((r) => r.topic === s.topics.sink), dlq: records.filter((r) => r.topic === s.topics.dlq), all: records };
   };
   return { ...s, finish };
@@ -72,7 +66,7 @@ describe('weir run (exactly_once)', () => {
     expect(sink.filter((r) => parse(r).partial)).toEqual([]);
     // Nothing from failed attempts even for a read_uncommitted reader: weir sends an attempt's
     // outputs only when the attempt succeeds.
-    const uncommitted = await readToEnd(kafka, [s.topics.sink], { timeoutMs: 60_000, isolation: 'read_uncommitted' });
+    const uncommitted = await readToEnd(fx.kafka, [s.topics.sink], { timeoutMs: 60_000, isolation: 'read_uncommitted' });
     expect(uncommitted.filter((r) => parse(r).partial)).toEqual([]);
     // Transactional writes leave commit markers between the records: offsets have gaps.
     const offsets = sink.filter((r) => r.partition === 0).map((r) => r.offset);
@@ -81,7 +75,7 @@ describe('weir run (exactly_once)', () => {
 
   it('reads its input read_committed: records of aborted transactions are never processed, and commits past them', async () => {
     const s = await scenario('eos-input');
-    const producer = kafka.producer({ transactionalId: `${s.id}-upstream`, idempotent: true, maxInFlightRequests: 1 });
+    const producer = fx.kafka.producer({ transactionalId: `${s.id}-upstream`, idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     const batch = (tag: string) => Array.from({ length: 20 }, (_, i) => ({ key: `${tag}${i}`, value: JSON.stringify({ id: `${tag}${i}`, seq: i }) }));
     const upstream = async (tag: string, commit: boolean) => {
@@ -94,15 +88,15 @@ describe('weir run (exactly_once)', () => {
     await upstream('b', true);
     const worker = s.start();
     const expected = [...batch('a'), ...batch('b')].map((m) => m.key);
-    const seen = await readTopics(kafka, [s.topics.sink], { until: (rs) => tally(rs).size >= expected.length, timeoutMs: 60_000 });
+    const seen = await readTopics(fx.kafka, [s.topics.sink], { until: (rs) => tally(rs).size >= expected.length, timeoutMs: 60_000 });
     expect(seen.complete).toBe(true);
     // A transaction aborted after the worker caught up: kafkajs skips fetches holding only its
     // aborted records and marker; the committed offsets still reach the end of the log.
     await upstream('y', false);
     await producer.disconnect();
-    expect(await waitForGroupCaughtUp(kafka, s.id, [s.topics.source], 30_000)).toBe(true);
+    expect(await waitForGroupCaughtUp(fx.kafka, s.id, [s.topics.source], 30_000)).toBe(true);
     expect(await worker.stop('SIGTERM')).toBe(0);
-    expectEachOnce(await readToEnd(kafka, [s.topics.sink, s.topics.dlq], { timeoutMs: 60_000 }), expected);
+    expectEachOnce(await readToEnd(fx.kafka, [s.topics.sink, s.topics.dlq], { timeoutMs: 60_000 }), expected);
   });
 
   it('closes a task fenced by a second producer with its transactional id, rebuilds it, and loses nothing', async () => {
@@ -113,7 +107,7 @@ describe('weir run (exactly_once)', () => {
     await worker.waitForLog((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-0`);
     await worker.waitForLog((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-1`);
     // A second instance of task 0's producer: InitProducerId bumps the epoch and fences the worker's.
-    const usurper = kafka.producer({ transactionalId: `${s.id}-${s.topics.source}-0`, idempotent: true, maxInFlightRequests: 1 });
+    const usurper = fx.kafka.producer({ transactionalId: `${s.id}-${s.topics.source}-0`, idempotent: true, maxInFlightRequests: 1 });
     await usurper.connect();
     await (await usurper.transaction()).abort();
     await usurper.disconnect();
@@ -146,20 +140,10 @@ describe('weir run (exactly_once)', () => {
 });
 
 async function sinkHas(topic: string, n: number): Promise<boolean> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const offsets = await admin.fetchTopicOffsets(topic).catch(() => []);
-    return offsets.reduce((sum, o) => sum + Number(o.high), 0) >= n;
-  } finally {
-    await admin.disconnect();
-  }
+  const offsets = await fx.admin.fetchTopicOffsets(topic).catch(() => []);
+  return offsets.reduce((sum, o) => sum + Number(o.high), 0) >= n;
 }
 
 async function waitForSink(topic: string, n: number, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await sinkHas(topic, n))) {
-    if (Date.now() > deadline) throw new Error(`${topic} did not reach ${n} records within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await waitFor(() => sinkHas(topic, n), timeoutMs, () => `${topic} did not reach ${n} records`);
 }

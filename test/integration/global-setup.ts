@@ -1,6 +1,6 @@
 /**
  * Vitest global setup of the `integration` project: makes sure a Kafka broker and Redis answer
- * before the integration tests run, starting the local ones (scripts/lib/kafka-broker.ts) when
+ * before the integration tests run, starting the local ones (scripts/lib/kafka-broker.ts, redis-server.ts) when
  * they do not, and stopping at the end only what it started.
  *
  * Tests read the addresses with `inject('kafkaBrokers')` / `inject('redisUrl')` (also exported
@@ -8,15 +8,9 @@
  * servers; those must already run (only the local defaults are started here).
  */
 import type { TestProject } from 'vitest/node';
-import {
-  DEFAULT_BROKERS,
-  DEFAULT_REDIS_URL,
-  brokerAnswers,
-  ensureRedis,
-  startBroker,
-  stopBroker,
-  stopRedisIfStarted,
-} from '../../scripts/lib/kafka-broker.js';
+import { DEFAULT_BROKERS } from '../../scripts/lib/broker-instance.js';
+import { brokerAnswers, startBroker, stopBroker } from '../../scripts/lib/kafka-broker.js';
+import { DEFAULT_REDIS_URL, ensureRedis, stopRedisIfStarted } from '../../scripts/lib/redis-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Kafka, logLevel } from 'kafkajs';
 import type { Admin, Consumer, EachBatchPayload, Producer, logCreator } from 'kafkajs';
+import { waitFor } from '../../scripts/lib/wait-for.js';
 
 const brokers = inject('kafkaBrokers').split(',');
 const suffix = `${Date.now()}-${randomBytes(4).toString('hex')}`;
@@ -33,15 +34,6 @@ const kafka = new Kafka({
   logCreator: errorsOnly,
   retry: { retries: 8, initialRetryTime: 100 },
 });
-
-/** Polls `condition` until it holds or `timeoutMs` passes; throws `message` on timeout. */
-async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs: number, message: () => string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms: ${message()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 interface Received {
   partition: number;
@@ -125,7 +117,7 @@ describe('kafkajs 2.2.4 against the project broker', () => {
     const consumer = kafka.consumer({ groupId: group, sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 500 });
     clients.push(consumer);
     const received = await collect(consumer, topic, true);
-    await waitUntil(() => received.length >= RECORDS, 60_000, () => `received ${received.length}/${RECORDS}`);
+    await waitFor(() => received.length >= RECORDS, 60_000, () => `received ${received.length}/${RECORDS}`);
 
     expect(received).toHaveLength(RECORDS);
     expect(new Set(received.map((r) => Number(r.value)))).toEqual(new Set(Array.from({ length: RECORDS }, (_, i) => i)));
@@ -140,7 +132,7 @@ describe('kafkajs 2.2.4 against the project broker', () => {
 
     // The explicit commits reached the group coordinator: committed = end of every partition.
     const ends = await admin.fetchTopicOffsets(topic);
-    await waitUntil(
+    await waitFor(
       async () => {
         const [committed] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
         return ends.every((end) => committed?.partitions.find((c) => c.partition === end.partition)?.offset === end.high);
@@ -181,19 +173,19 @@ describe('kafkajs 2.2.4 against the project broker', () => {
     const readCommitted = kafka.consumer({ groupId: `weir-compat-rc-${suffix}`, readUncommitted: false, maxWaitTimeInMs: 500 });
     clients.push(readCommitted);
     const seen = await collect(readCommitted, txTopic, false);
-    await waitUntil(() => seen.length >= expected.length, 60_000, () => `read_committed received ${seen.length}/${expected.length}`);
+    await waitFor(() => seen.length >= expected.length, 60_000, () => `read_committed received ${seen.length}/${expected.length}`);
 
     // The aborted records were written (a read_uncommitted consumer sees them) ...
     const readUncommitted = kafka.consumer({ groupId: `weir-compat-ru-${suffix}`, readUncommitted: true, maxWaitTimeInMs: 500 });
     clients.push(readUncommitted);
     const all = await collect(readUncommitted, txTopic, false);
-    await waitUntil(() => all.length >= 90, 60_000, () => `read_uncommitted received ${all.length}/90`);
+    await waitFor(() => all.length >= 90, 60_000, () => `read_uncommitted received ${all.length}/90`);
     expect(all.filter((r) => r.value.startsWith('aborted-'))).toHaveLength(30);
 
     // ... but read_committed never delivers them, even after it caught up with the end.
     const ends = await admin.fetchTopicOffsets(txTopic);
     const lastSeen = (p: number) => Math.max(-1, ...seen.filter((r) => r.partition === p).map((r) => Number(r.offset)));
-    await waitUntil(
+    await waitFor(
       () => ends.every((end) => lastSeen(end.partition) >= Number(end.high) - 2),
       30_000,
       () => 'read_committed consumer did not reach the last committed record',

@@ -4,21 +4,14 @@
  * and tier offsets are committed only after the tier / DLQ copies are acknowledged, so a kill
  * can duplicate (counted here) but never lose.
  */
-import type { Kafka } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { endOffsets, quietKafka, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { describe, expect, it } from 'vitest';
+import { endOffsets, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
+import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios, scriptOf, type Script } from './support/scripted-scenario.js';
 
-let kafka: Kafka;
-let scenarios: ScriptedScenarios;
-
-beforeAll(() => {
-  kafka = quietKafka(inject('kafkaBrokers'), 'weir-it-retry-kill');
-  scenarios = new ScriptedScenarios(kafka);
-});
-
-afterAll(() => scenarios.killAll());
+const fx = useIntegrationFixture('weir-it-retry-kill');
+const scenarios = new ScriptedScenarios(fx);
 
 const idOf = (r: ReadRecord): string => scriptOf(r).id;
 
@@ -30,8 +23,7 @@ describe('weir run (retry topics, at_least_once)', () => {
     });
     const topics = { ...sc.topics, tier0: `${sc.id}.scripted.retry.0`, tier1: `${sc.id}.scripted.retry.1` };
     const start = () => sc.start();
-    const admin = kafka.admin();
-    await admin.connect();
+    const admin = fx.admin;
     const scripts: Script[] = Array.from({ length: 600 }, (_, seq) => ({
       id: `r${seq}`,
       seq,
@@ -79,6 +71,5 @@ describe('weir run (retry topics, at_least_once)', () => {
     console.log(`[retry-topics-kill] ${scripts.length} inputs: ${sinkIds.size} in the sink, ${dlqIds.size} in the DLQ, ${duplicates} duplicate(s) from the two kills`);
 
     expect(await third.stop('SIGTERM')).toBe(0);
-    await admin.disconnect();
   });
 });

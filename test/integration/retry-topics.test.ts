@@ -3,23 +3,16 @@
  * tiers, never processes a tier record before its due time (measured with broker append
  * timestamps), and keeps the main partition flowing while a poison record waits.
  */
-import type { Kafka } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { quietKafka, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { describe, expect, it } from 'vitest';
+import type { ReadRecord } from '../../scripts/lib/topic-io.js';
+import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios, scriptOf, type Script } from './support/scripted-scenario.js';
 
 /** The broker stamps each record with its append time: a clock the worker does not control. */
 const APPEND_TIME = { 'message.timestamp.type': 'LogAppendTime' } as const;
 
-let kafka: Kafka;
-let scenarios: ScriptedScenarios;
-
-beforeAll(() => {
-  kafka = quietKafka(inject('kafkaBrokers'), 'weir-it-retry-topics');
-  scenarios = new ScriptedScenarios(kafka);
-});
-
-afterAll(() => scenarios.killAll());
+const fx = useIntegrationFixture('weir-it-retry-topics');
+const scenarios = new ScriptedScenarios(fx);
 
 /**
  * A retry-topic scenario on a one-partition source, its worker started. Sink, DLQ and tier

@@ -2,20 +2,13 @@
  * `weir run` on the real broker under at_least_once with blocking retries: outcomes, order,
  * DLQ headers, poison records, SIGKILL recovery, long backoffs and shutdown.
  */
-import type { Kafka } from 'kafkajs';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { endOffsets, produce, quietKafka, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { describe, expect, it } from 'vitest';
+import { endOffsets, produce, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios, scriptOf, type Script } from './support/scripted-scenario.js';
 
-let kafka: Kafka;
-let scenarios: ScriptedScenarios;
-
-beforeAll(() => {
-  kafka = quietKafka(inject('kafkaBrokers'), 'weir-it-alos');
-  scenarios = new ScriptedScenarios(kafka);
-});
-
-afterAll(() => scenarios.killAll());
+const fx = useIntegrationFixture('weir-it-alos');
+const scenarios = new ScriptedScenarios(fx);
 
 /** A scenario with 3 source partitions. */
 const scenario = (name: string, env: Record<string, string> = {}) => scenarios.create(name, { env });
@@ -34,7 +27,7 @@ describe('weir run (at_least_once, blocking retries)', () => {
       ...(seq === 77 || seq === 150 ? { kind: 'poison' as const } : {}),
     }));
     await s.send(scripts);
-    await produce(kafka, s.topics.source, [{ key: 'k-bad', value: '{"id": "bad-json"', headers: { trace: 'bad-json' } }]);
+    await produce(fx.kafka, s.topics.source, [{ key: 'k-bad', value: '{"id": "bad-json"', headers: { trace: 'bad-json' } }]);
     const worker = s.start();
     const { records, complete } = await s.outcomes((rs) => rs.length >= 301);
     expect(complete).toBe(true);
@@ -58,7 +51,7 @@ describe('weir run (at_least_once, blocking retries)', () => {
     }
 
     // DLQ copies: key, value and headers of the original, plus weir's headers.
-    const source = await readTopics(kafka, [s.topics.source], { until: (rs) => rs.length >= 301, timeoutMs: 30_000 });
+    const source = await readTopics(fx.kafka, [s.topics.source], { until: (rs) => rs.length >= 301, timeoutMs: 30_000 });
     const original = new Map(source.records.map((r) => [r.headers['trace'], r]));
     for (const dead of dlq) {
       const trace = dead.headers['trace']!;
@@ -92,13 +85,11 @@ describe('weir run (at_least_once, blocking retries)', () => {
     expect(records.some((r) => r.headers['trace'] === next.headers['trace'])).toBe(true);
 
     // Sink and DLQ topics were created with the source's partition count; every offset is committed.
-    const admin = kafka.admin();
-    await admin.connect();
+    const admin = fx.admin;
     const meta = await admin.fetchTopicMetadata({ topics: [s.topics.sink, s.topics.dlq] });
     expect(meta.topics.map((t) => t.partitions.length)).toEqual([3, 3]);
     const [committed] = await admin.fetchOffsets({ groupId: s.id, topics: [s.topics.source] });
     const ends = (await endOffsets(admin, [s.topics.source])).get(s.topics.source)!;
-    await admin.disconnect();
     for (const p of committed!.partitions) expect(Number(p.offset)).toBe(ends.get(p.partition));
   });
 

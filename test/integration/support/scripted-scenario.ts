@@ -1,14 +1,14 @@
 /**
  * Scaffolding for integration tests that run `weir run` on the scripted topology
  * (fixtures/scripted-topology.ts): unique topics and application id per scenario, a worker
- * launcher that remembers its workers (so a test file can kill them all at the end), and
- * helpers to send scripts and read outcomes.
+ * launcher (through the file's {@link IntegrationFixture}, which kills the workers at the end),
+ * and helpers to send scripts and read outcomes.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kafka } from 'kafkajs';
-import { createTopics, produce, readTopics, type ReadRecord } from '../../../scripts/lib/topic-io.js';
-import { startWorker, type WorkerProcess } from '../../../scripts/lib/worker-process.js';
+import { produce, readTopics, type ReadRecord } from '../../../scripts/lib/topic-io.js';
+import type { WorkerProcess } from '../../../scripts/lib/worker-process.js';
 import type { Script } from '../fixtures/scripted-topology.js';
+import type { IntegrationFixture } from './integration-fixture.js';
 
 export type { Script };
 
@@ -40,11 +40,12 @@ export interface Scenario {
   outcomes(until: (records: readonly ReadRecord[]) => boolean, timeoutMs?: number, extra?: readonly string[]): Promise<{ records: ReadRecord[]; complete: boolean }>;
 }
 
-/** A test file's scenarios and the workers they started. */
+/**
+ * A test file's scenarios, on its fixture's client; the fixture kills their workers after all
+ * tests. Construct it at module level: `new ScriptedScenarios(useIntegrationFixture('weir-it-x'))`.
+ */
 export class ScriptedScenarios {
-  private readonly workers: WorkerProcess[] = [];
-
-  constructor(private readonly kafka: Kafka) {}
+  constructor(private readonly fx: Pick<IntegrationFixture, 'kafka' | 'createTopics' | 'startWorker'>) {}
 
   /** Creates the source topic (and what `precreate` asks for) under a fresh application id. */
   async create(name: string, options: ScenarioOptions = {}): Promise<Scenario> {
@@ -55,29 +56,16 @@ export class ScriptedScenarios {
       dlq: `${id}.dlq`,
       tiers: Array.from({ length: options.precreate?.tiers ?? 0 }, (_, n) => `${id}.scripted.retry.${n}`),
     };
-    const admin = this.kafka.admin();
-    await admin.connect();
     const precreated = options.precreate ? [topics.sink, topics.dlq, ...topics.tiers].map((topic) => ({ topic, partitions: options.partitions ?? 3, ...(options.precreate?.config ? { config: options.precreate.config } : {}) })) : [];
-    await createTopics(admin, [{ topic: topics.source, partitions: options.partitions ?? 3 }, ...precreated]);
-    await admin.disconnect();
+    await this.fx.createTopics([{ topic: topics.source, partitions: options.partitions ?? 3 }, ...precreated]);
     const env = { WEIR_TEST_SOURCE: topics.source, WEIR_TEST_SINK: topics.sink, WEIR_TEST_DLQ: topics.dlq, ...options.env };
     return {
       id,
       topics,
-      start: (args = []) => {
-        const worker = startWorker(SCRIPTED_TOPOLOGY, { args: ['--application-id', id, ...(options.args ?? []), ...args], env });
-        this.workers.push(worker);
-        return worker;
-      },
-      send: (scripts, keys = 10) => produce(this.kafka, topics.source, scripts.map((s) => ({ key: `k${s.seq % keys}`, value: JSON.stringify(s), headers: { trace: s.id } }))),
-      outcomes: (until, timeoutMs = 60_000, extra = []) => readTopics(this.kafka, [topics.sink, topics.dlq, ...extra], { until, timeoutMs }),
+      start: (args = []) => this.fx.startWorker(SCRIPTED_TOPOLOGY, { args: ['--application-id', id, ...(options.args ?? []), ...args], env }),
+      send: (scripts, keys = 10) => produce(this.fx.kafka, topics.source, scripts.map((s) => ({ key: `k${s.seq % keys}`, value: JSON.stringify(s), headers: { trace: s.id } }))),
+      outcomes: (until, timeoutMs = 60_000, extra = []) => readTopics(this.fx.kafka, [topics.sink, topics.dlq, ...extra], { until, timeoutMs }),
     };
-  }
-
-  /** Kills every worker still running (for `afterAll`). */
-  async killAll(): Promise<void> {
-    for (const w of this.workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGCONT');
-    await Promise.all(this.workers.map((w) => w.stop('SIGKILL')));
   }
 }
 
