@@ -46,7 +46,13 @@ export interface Measurement {
  *
  * @throws Error when the process exits first or `timeoutMs` passes
  */
-export async function timeRun(child: ChildProcess, records: number, done: () => Promise<boolean>, label: string, timeoutMs = 900_000): Promise<Measurement> {
+export async function timeRun(
+  child: ChildProcess,
+  records: number,
+  done: () => Promise<boolean>,
+  label: string,
+  timeoutMs = 900_000,
+): Promise<Measurement> {
   const t0 = performance.now();
   const cpu0 = cpuSeconds(child.pid!);
   await waitFor(
@@ -61,7 +67,12 @@ export async function timeRun(child: ChildProcess, records: number, done: () => 
   );
   const seconds = (performance.now() - t0) / 1000;
   const cpu = cpuSeconds(child.pid!) - cpu0;
-  return { recordsPerSecond: records / seconds, cpuMicrosPerRecord: (cpu * 1e6) / records, seconds, peakRssBytes: peakRssBytes(child.pid!) };
+  return {
+    recordsPerSecond: records / seconds,
+    cpuMicrosPerRecord: (cpu * 1e6) / records,
+    seconds,
+    peakRssBytes: peakRssBytes(child.pid!),
+  };
 }
 
 /** Cores, CPU model, memory, Node and kernel. */

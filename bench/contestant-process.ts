@@ -39,15 +39,27 @@ const TAIL_LINES = 30;
  * group (bench/kafkajs-baseline.ts, the Kafka Streams pass-through).
  */
 export function startChildProcess(options: ChildProcessOptions): ContestantProcess {
-  const child = spawn(options.command, [...options.args], { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.command, [...options.args], {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: string[] = [];
   const remember = (chunk: Buffer): void => {
-    lines.push(...chunk.toString('utf8').split('\n').filter((l) => l.trim() !== ''));
+    lines.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== ''),
+    );
     if (lines.length > 4 * TAIL_LINES) lines.splice(0, lines.length - TAIL_LINES);
   };
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const started = new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${options.label}: no "started" line within ${options.startTimeoutMs ?? 120_000} ms`)), options.startTimeoutMs ?? 120_000);
+    const timer = setTimeout(
+      () => reject(new Error(`${options.label}: no "started" line within ${options.startTimeoutMs ?? 120_000} ms`)),
+      options.startTimeoutMs ?? 120_000,
+    );
     let rest = '';
     child.stdout!.on('data', (chunk: Buffer) => {
       remember(chunk);
@@ -87,7 +99,8 @@ export function fromWorkerProcess(worker: WorkerProcess, startTimeoutMs = 120_00
     child: worker.child,
     started,
     stop: (graceMs = 30_000) => stopChild(worker.child, exited, graceMs),
-    outputTail: () => [...worker.logs.slice(-TAIL_LINES).map((l) => JSON.stringify(l)), ...worker.otherOutput.slice(-TAIL_LINES)].join('\n'),
+    outputTail: () =>
+      [...worker.logs.slice(-TAIL_LINES).map((l) => JSON.stringify(l)), ...worker.otherOutput.slice(-TAIL_LINES)].join('\n'),
   };
 }
 
@@ -95,7 +108,10 @@ async function stopChild(child: ChildProcess, exited: Promise<void>, graceMs: nu
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill('SIGTERM');
   let timer: NodeJS.Timeout | undefined;
-  const killed = await Promise.race([exited.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs)))]);
+  const killed = await Promise.race([
+    exited.then(() => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), graceMs))),
+  ]);
   clearTimeout(timer);
   if (killed) {
     child.kill('SIGKILL');

@@ -49,14 +49,22 @@ export interface Contestant {
 }
 
 /** Kafka Streams' pass-through (bench/kafka-streams/), at Kafka Streams' defaults but for these settings. */
-export function kafkaStreams(options: { readonly guarantee: Guarantee; readonly commitIntervalMs: number; readonly threads: number; readonly baseline?: boolean }): Contestant {
+export function kafkaStreams(options: {
+  readonly guarantee: Guarantee;
+  readonly commitIntervalMs: number;
+  readonly threads: number;
+  readonly baseline?: boolean;
+}): Contestant {
   const eos = options.guarantee === 'exactly_once';
   return {
     id: `kstreams-${eos ? 'eos' : 'alos'}-${options.threads}t`,
     name: `Kafka Streams ${eos ? 'exactly_once_v2' : 'at_least_once'}, commit ${options.commitIntervalMs} ms, ${threadsText(options.threads)}`,
     guarantee: options.guarantee,
     ...(options.baseline ? { baseline: true } : {}),
-    skipReason: ({ kafkaStreams: build }) => (build.ok ? undefined : `Kafka Streams unavailable: ${build.reason.split('\n')[0]!.replace(/:$/, '')} (its output is printed above the tables)`),
+    skipReason: ({ kafkaStreams: build }) =>
+      build.ok
+        ? undefined
+        : `Kafka Streams unavailable: ${build.reason.split('\n')[0]!.replace(/:$/, '')} (its output is printed above the tables)`,
     start: (run, { kafkaStreams: build }) => {
       if (!build.ok) throw new Error(build.reason);
       return startKafkaStreams({

@@ -83,12 +83,19 @@ async function main(): Promise<void> {
   await admin.disconnect();
   console.log(`bench guarantees: producing ${records} × ${recordBytes} B to ${source} (${partitions} partitions, broker ${brokers})`);
   const value = Buffer.alloc(recordBytes, 'x');
-  await produce(kafka, source, Array.from({ length: records }, (_, n) => ({ key: `key-${n}`, value })), 5_000);
+  await produce(
+    kafka,
+    source,
+    Array.from({ length: records }, (_, n) => ({ key: `key-${n}`, value })),
+    5_000,
+  );
 
   const results: Array<{ setting: Setting; m: Measurement }> = [];
   for (const [i, setting] of SETTINGS.entries()) {
     const m = await measure(kafka, source, setting, `bench-guarantees-${run}-${i}`);
-    console.log(`bench guarantees: ${setting.name}: ${Math.round(m.recordsPerSecond)} records/s, ${m.cpuMicrosPerRecord.toFixed(1)} µs CPU/record (${m.seconds.toFixed(1)} s)`);
+    console.log(
+      `bench guarantees: ${setting.name}: ${Math.round(m.recordsPerSecond)} records/s, ${m.cpuMicrosPerRecord.toFixed(1)} µs CPU/record (${m.seconds.toFixed(1)} s)`,
+    );
     results.push({ setting, m });
   }
   const base = results.find((r) => r.setting.baseline)!.m;
@@ -104,7 +111,8 @@ async function main(): Promise<void> {
   ].join('\n');
   console.log(`\n${table}\n`);
   writeBenchSection('guarantees', table);
-  for (const [i, { setting }] of results.entries()) if (setting.env['BENCH_DEDUP'] === '1') await deleteDedupKeys(redisUrl, `bench-guarantees-${run}-${i}`);
+  for (const [i, { setting }] of results.entries())
+    if (setting.env['BENCH_DEDUP'] === '1') await deleteDedupKeys(redisUrl, `bench-guarantees-${run}-${i}`);
   const cleanup = kafka.admin();
   await cleanup.connect();
   await cleanup.deleteGroups(results.map((_, i) => `bench-guarantees-${run}-${i}`)).catch(() => undefined);

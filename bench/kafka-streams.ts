@@ -20,11 +20,14 @@ const lib = path.join(targetDir, 'lib');
 const digestFile = path.join(targetDir, '.weir-build-digest');
 
 /** The outcome of {@link buildKafkaStreams}. */
-export type KafkaStreamsBuild = { readonly ok: true; readonly classpath: string; readonly built: boolean } | { readonly ok: false; readonly reason: string };
+export type KafkaStreamsBuild =
+  { readonly ok: true; readonly classpath: string; readonly built: boolean } | { readonly ok: false; readonly reason: string };
 
 async function sourceFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? sourceFiles(path.join(dir, e.name)) : Promise.resolve([path.join(dir, e.name)]))));
+  const nested = await Promise.all(
+    entries.map((e) => (e.isDirectory() ? sourceFiles(path.join(dir, e.name)) : Promise.resolve([path.join(dir, e.name)]))),
+  );
   return nested.flat().sort();
 }
 
@@ -32,7 +35,11 @@ async function sourceFiles(dir: string): Promise<string[]> {
 async function sourceDigest(): Promise<string> {
   const hash = createHash('sha256');
   for (const file of [path.join(projectDir, 'pom.xml'), ...(await sourceFiles(path.join(projectDir, 'src')))]) {
-    hash.update(path.relative(projectDir, file)).update('\0').update(await readFile(file)).update('\0');
+    hash
+      .update(path.relative(projectDir, file))
+      .update('\0')
+      .update(await readFile(file))
+      .update('\0');
   }
   return hash.digest('hex');
 }
@@ -42,6 +49,7 @@ function mvn(args: readonly string[]): Promise<{ code: number | string; output: 
     execFile('mvn', [...args], { cwd: repoRoot, timeout: 15 * 60_000, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : (error.code ?? 1);
       // Maven colours some lines even in batch mode: drop the ANSI escapes.
+      // eslint-disable-next-line no-control-regex -- the escape character is what this removes
       resolve({ code, output: `${stdout}${stderr}`.replace(/\u001b\[[0-9;]*m/g, '') });
     });
   });
@@ -109,7 +117,14 @@ export function startKafkaStreams(run: KafkaStreamsRun): ContestantProcess {
       run.classpath,
       'dev.weir.bench.PassThrough',
       ...['--bootstrap-servers', run.brokers, '--application-id', run.applicationId, '--source', run.source, '--sink', run.sink],
-      ...['--processing-guarantee', run.guarantee, '--commit-interval-ms', String(run.commitIntervalMs), '--num-stream-threads', String(run.threads)],
+      ...[
+        '--processing-guarantee',
+        run.guarantee,
+        '--commit-interval-ms',
+        String(run.commitIntervalMs),
+        '--num-stream-threads',
+        String(run.threads),
+      ],
       ...['--state-dir', run.stateDir],
     ],
     cwd: repoRoot,

@@ -12,7 +12,11 @@ const env = (name: string): string => {
   if (!value) throw new Error(`${name} must be set`);
   return value;
 };
-const kafka = new Kafka({ clientId: 'bench-baseline', brokers: (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(','), logLevel: logLevel.NOTHING });
+const kafka = new Kafka({
+  clientId: 'bench-baseline',
+  brokers: (process.env['KAFKA_BROKERS'] ?? '127.0.0.1:9092').split(','),
+  logLevel: logLevel.NOTHING,
+});
 const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
 const consumer = kafka.consumer({ groupId: env('BENCH_GROUP'), maxWaitTimeInMs: 250 });
 const target = env('BENCH_SINK');
@@ -29,11 +33,18 @@ await consumer.run({
     if (batch.messages.length === 0) return;
     await producer.sendBatch({
       acks: -1,
-      topicMessages: [{ topic: target, messages: batch.messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers, timestamp: m.timestamp })) }],
+      topicMessages: [
+        {
+          topic: target,
+          messages: batch.messages.map((m) => ({ key: m.key, value: m.value, headers: m.headers, timestamp: m.timestamp })),
+        },
+      ],
     });
     const last = batch.messages[batch.messages.length - 1]!.offset;
     resolveOffset(last);
-    await commitOffsetsIfNecessary({ topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: String(Number(last) + 1) }] }] });
+    await commitOffsetsIfNecessary({
+      topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: String(Number(last) + 1) }] }],
+    });
   },
 });
 const stop = async (): Promise<void> => {

@@ -8,7 +8,12 @@ import type { Contestant } from './contestants.js';
 
 /** One run of one contestant. */
 export type RunOutcome =
-  | { readonly ok: true; readonly rep: number; readonly m: Measurement; /** Records its sink held afterwards (read_committed for exactly_once); undefined when not checked. */ readonly sinkRecords?: number }
+  | {
+      readonly ok: true;
+      readonly rep: number;
+      readonly m: Measurement;
+      /** Records its sink held afterwards (read_committed for exactly_once); undefined when not checked. */ readonly sinkRecords?: number;
+    }
   | { readonly ok: false; readonly rep: number; readonly error: string };
 
 /** A row: skipped with a reason, or the outcomes of its runs. */
@@ -61,14 +66,27 @@ export function renderTable(rows: readonly RowResult[], records: number): string
     const ms = measured(row).map(({ m }) => m);
     for (const r of row.runs) {
       if (!r.ok) notes.push(`${name}, repetition ${r.rep + 1}: failed: ${r.error.split('\n')[0]}`);
-      else if (r.sinkRecords !== undefined && r.sinkRecords !== records) notes.push(`${name}, repetition ${r.rep + 1}: the sink held ${r.sinkRecords} records, not ${records}`);
+      else if (r.sinkRecords !== undefined && r.sinkRecords !== records)
+        notes.push(`${name}, repetition ${r.rep + 1}: the sink held ${r.sinkRecords} records, not ${records}`);
     }
     if (ms.length === 0) {
       lines.push(`| ${name} | failed in every repetition | | | | |`);
       continue;
     }
     lines.push(
-      `| ${name} | ${spread(ms.map((m) => m.recordsPerSecond), 0)} | ${spread(ratios(row, baseline, (m) => m.recordsPerSecond), 2)} | ${spread(ms.map((m) => m.cpuMicrosPerRecord), 1)} | ${spread(ratios(row, baseline, (m) => m.cpuMicrosPerRecord), 2)} | ${Math.round(median(ms.map((m) => m.peakRssBytes)) / 2 ** 20)} |`,
+      `| ${name} | ${spread(
+        ms.map((m) => m.recordsPerSecond),
+        0,
+      )} | ${spread(
+        ratios(row, baseline, (m) => m.recordsPerSecond),
+        2,
+      )} | ${spread(
+        ms.map((m) => m.cpuMicrosPerRecord),
+        1,
+      )} | ${spread(
+        ratios(row, baseline, (m) => m.cpuMicrosPerRecord),
+        2,
+      )} | ${Math.round(median(ms.map((m) => m.peakRssBytes)) / 2 ** 20)} |`,
     );
   }
   return notes.length === 0 ? lines.join('\n') : [...lines, '', ...notes.map((n) => `- ${n}`)].join('\n');

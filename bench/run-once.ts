@@ -48,7 +48,13 @@ export async function runOnce(kafka: Kafka, contestant: Contestant, prerequisite
     await createTopics(admin, [{ topic: sink, partitions: target.partitions }]);
     proc = contestant.start({ brokers: target.brokers, source: target.source, sink, group, scratchDir }, prerequisites);
     await proc.started;
-    const m = await timeRun(proc.child, target.records, doneCondition(admin, contestant.guarantee, { source: target.source, sink, group }, target.records), contestant.name, target.timeoutMs);
+    const m = await timeRun(
+      proc.child,
+      target.records,
+      doneCondition(admin, contestant.guarantee, { source: target.source, sink, group }, target.records),
+      contestant.name,
+      target.timeoutMs,
+    );
     await proc.stop();
     const sinkRecords =
       contestant.guarantee === 'at_least_once'
@@ -65,7 +71,10 @@ export async function runOnce(kafka: Kafka, contestant: Contestant, prerequisite
     await proc?.stop().catch(() => undefined);
     await admin.deleteGroups([group]).catch(() => undefined);
     // The sink, and whatever else the contestant created under its name (weir's DLQ topic).
-    const own = await admin.listTopics().then((all) => all.filter((t) => t.startsWith(`${target.name}.`)), () => [sink]);
+    const own = await admin.listTopics().then(
+      (all) => all.filter((t) => t.startsWith(`${target.name}.`)),
+      () => [sink],
+    );
     await admin.deleteTopics({ topics: own }).catch(() => undefined);
     await admin.disconnect();
     await rm(scratchDir, { recursive: true, force: true });

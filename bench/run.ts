@@ -37,7 +37,10 @@ import { WORKLOADS, type Workload } from './workloads.js';
 const env = process.env;
 const records = Number(env['BENCH_RECORDS'] ?? 200_000);
 const reps = Number(env['BENCH_REPS'] ?? 3);
-const only = env['BENCH_ONLY']?.split(',').map((w) => w.trim()).filter((w) => w !== '');
+const only = env['BENCH_ONLY']
+  ?.split(',')
+  .map((w) => w.trim())
+  .filter((w) => w !== '');
 const workloadIds = env['BENCH_WORKLOADS']?.split(',').map((w) => w.trim());
 const verify = env['BENCH_VERIFY'] !== '0';
 const write = env['BENCH_WRITE'] !== '0' && only === undefined;
@@ -59,7 +62,12 @@ async function prepareInput(kafka: Kafka, workload: Workload, topic: string): Pr
     await createTopics(admin, [{ topic, partitions: workload.partitions }]);
     console.log(`bench: producing ${records} × ${workload.recordBytes} B to ${topic}`);
     const value = Buffer.alloc(workload.recordBytes, 'x');
-    await produce(kafka, topic, Array.from({ length: records }, (_, n) => ({ key: `key-${n}`, value })), 5_000);
+    await produce(
+      kafka,
+      topic,
+      Array.from({ length: records }, (_, n) => ({ key: `key-${n}`, value })),
+      5_000,
+    );
     return await highWatermarkSum(admin, topic);
   } finally {
     await admin.disconnect();
@@ -84,7 +92,9 @@ async function main(): Promise<void> {
   console.log('bench: checking weir run --help and building bench/kafka-streams (mvn) if needed');
   const prerequisites: Prerequisites = { weir: await weirFeatures(), kafkaStreams: await buildKafkaStreams() };
   const ks = prerequisites.kafkaStreams;
-  console.log(ks.ok ? `bench: Kafka Streams pass-through ${ks.built ? 'built' : 'up to date'}` : `bench: Kafka Streams unavailable: ${ks.reason}`);
+  console.log(
+    ks.ok ? `bench: Kafka Streams pass-through ${ks.built ? 'built' : 'up to date'}` : `bench: Kafka Streams unavailable: ${ks.reason}`,
+  );
 
   const rows = new Map<string, Map<string, RowResult>>();
   const outcomes = new Map<string, RunOutcome[]>();

@@ -32,7 +32,12 @@ export async function committedOffsetSum(admin: Admin, group: string, topic: str
  * committed `records` input offsets, i.e. its transactions up to the input's end committed
  * (exactly_once). `records` is the input's end offsets summed (no markers in the input).
  */
-export function doneCondition(admin: Admin, guarantee: Guarantee, run: { readonly source: string; readonly sink: string; readonly group: string }, records: number): () => Promise<boolean> {
+export function doneCondition(
+  admin: Admin,
+  guarantee: Guarantee,
+  run: { readonly source: string; readonly sink: string; readonly group: string },
+  records: number,
+): () => Promise<boolean> {
   return guarantee === 'at_least_once'
     ? async () => (await highWatermarkSum(admin, run.sink)) >= records
     : async () => (await committedOffsetSum(admin, run.group, run.source)) >= records;
@@ -56,7 +61,11 @@ export async function countCommittedRecords(kafka: Kafka, topic: string, timeout
     const partitions = metadata?.partitions.map((p) => p.partitionId) ?? [];
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
-    await producer.send({ topic, acks: -1, messages: partitions.map((partition) => ({ partition, key: null, value: null, headers: { [SEAL_HEADER]: '1' } })) });
+    await producer.send({
+      topic,
+      acks: -1,
+      messages: partitions.map((partition) => ({ partition, key: null, value: null, headers: { [SEAL_HEADER]: '1' } })),
+    });
     await producer.disconnect();
 
     const consumer = kafka.consumer({ groupId, readUncommitted: false, maxWaitTimeInMs: 200 });
@@ -77,7 +86,10 @@ export async function countCommittedRecords(kafka: Kafka, topic: string, timeout
         },
       });
       let timer: NodeJS.Timeout | undefined;
-      const inTime = await Promise.race([done.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)))]);
+      const inTime = await Promise.race([
+        done.then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs))),
+      ]);
       clearTimeout(timer);
       if (!inTime) throw new Error(`read ${sealed.size} of ${partitions.length} seals of ${topic} within ${timeoutMs} ms`);
       return records;

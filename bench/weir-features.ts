@@ -19,13 +19,22 @@ export interface WeirFeatures {
 /** Runs `node bin/weir.js run --help` (build first: `npm run build`). Never throws. */
 export function weirFeatures(): Promise<WeirFeatures> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(repoRoot, 'bin', 'weir.js'), 'run', '--help'], { cwd: repoRoot, timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error !== null) {
-        resolve({ flags: new Set(), help: '', unavailable: `\`weir run --help\` failed (run \`npm run build\`): ${(stderr || error.message).trim().split('\n')[0]}` });
-        return;
-      }
-      resolve({ flags: new Set(stdout.match(/--[a-z][a-z0-9-]*/g) ?? []), help: stdout });
-    });
+    execFile(
+      process.execPath,
+      [path.join(repoRoot, 'bin', 'weir.js'), 'run', '--help'],
+      { cwd: repoRoot, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        if (error !== null) {
+          resolve({
+            flags: new Set(),
+            help: '',
+            unavailable: `\`weir run --help\` failed (run \`npm run build\`): ${(stderr || error.message).trim().split('\n')[0]}`,
+          });
+          return;
+        }
+        resolve({ flags: new Set(stdout.match(/--[a-z][a-z0-9-]*/g) ?? []), help: stdout });
+      },
+    );
   });
 }
 

@@ -38,7 +38,11 @@ function sourceFiles(dir: string): string[] {
 
 /** Every layering violation in `srcDir`, as `file: imports 'spec' (a → b)` lines. */
 export function layerViolations(srcDir: string): string[] {
-  const layerOf = (file: string): string => path.relative(srcDir, file).split(path.sep)[0]!.replace(/\.[jt]s$/, '');
+  const layerOf = (file: string): string =>
+    path
+      .relative(srcDir, file)
+      .split(path.sep)[0]!
+      .replace(/\.[jt]s$/, '');
   const problems: string[] = [];
   for (const file of sourceFiles(srcDir)) {
     const from = layerOf(file);
@@ -52,7 +56,8 @@ export function layerViolations(srcDir: string): string[] {
       const a = rankOf.get(from);
       const b = rankOf.get(to);
       const where = path.relative(repoRoot, file);
-      if (a === undefined || b === undefined) problems.push(`${where}: '${a === undefined ? from : to}' is not a layer of scripts/check-layers.ts (add it to LAYERS)`);
+      if (a === undefined || b === undefined)
+        problems.push(`${where}: '${a === undefined ? from : to}' is not a layer of scripts/check-layers.ts (add it to LAYERS)`);
       else if (b <= a) problems.push(`${where}: imports '${spec}' (${from} → ${to}: ${b === a ? 'siblings' : 'up the layers'})`);
     }
   }
@@ -62,7 +67,9 @@ export function layerViolations(srcDir: string): string[] {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const problems = layerViolations(path.join(repoRoot, 'src'));
   if (problems.length > 0) {
-    console.error(`check-layers: ${problems.length} import(s) against the layering (top to bottom: ${LAYERS.map((l) => l.join(' | ')).join(' > ')}):`);
+    console.error(
+      `check-layers: ${problems.length} import(s) against the layering (top to bottom: ${LAYERS.map((l) => l.join(' | ')).join(' > ')}):`,
+    );
     for (const p of problems) console.error(`  ${p}`);
     process.exit(1);
   }

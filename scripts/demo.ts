@@ -61,7 +61,11 @@ async function main(): Promise<number> {
   const orders = generateOrders(count, runId, seed);
   const expectedMalformed = orders.filter((o) => o.malformed !== null).length;
   log(`producing ${count} orders (seed ${seed}, ${expectedMalformed} malformed) to '${SOURCE}', run id ${runId}`);
-  await produce(kafka, SOURCE, orders.map((o) => ({ key: o.key, value: o.value })));
+  await produce(
+    kafka,
+    SOURCE,
+    orders.map((o) => ({ key: o.key, value: o.value })),
+  );
 
   const metricsPort = await freePort();
   const began = Date.now();
@@ -89,7 +93,9 @@ async function main(): Promise<number> {
     },
   });
   const elapsedMs = Date.now() - began;
-  const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`).then((r) => r.text()).catch(() => '');
+  const metrics = await fetch(`http://127.0.0.1:${metricsPort}/metrics`)
+    .then((r) => r.text())
+    .catch(() => '');
   const exitCode = await worker.stop('SIGTERM');
   log(`worker stopped with SIGTERM (exit code ${exitCode})`);
 
@@ -102,7 +108,7 @@ async function main(): Promise<number> {
   const lost = orders.filter((o) => !seen.has(o.key)).length;
   const byClass = new Map<string, number>();
   for (const r of dlq) byClass.set(r.headers['weir.error.class'] ?? '?', (byClass.get(r.headers['weir.error.class'] ?? '?') ?? 0) + 1);
-  const retries = sumMetric(metrics, "weir_records_total", { outcome: "retry" });
+  const retries = sumMetric(metrics, 'weir_records_total', { outcome: 'retry' });
 
   const row = (label: string, value: string | number): string => `  ${label.padEnd(24)}${String(value).padStart(10)}`;
   console.log('\nreconciliation');
@@ -125,7 +131,9 @@ async function main(): Promise<number> {
     console.error(`\ndemo: FAILED: the worker exited with ${exitCode} after SIGTERM`);
     return 1;
   }
-  console.log(`\ndemo: ok: every order has an outcome in ${SINK} or ${DLQ}${duplicates > 0 ? ` (${duplicates} duplicates, allowed under at_least_once)` : ', exactly once'}`);
+  console.log(
+    `\ndemo: ok: every order has an outcome in ${SINK} or ${DLQ}${duplicates > 0 ? ` (${duplicates} duplicates, allowed under at_least_once)` : ', exactly once'}`,
+  );
   return 0;
 }
 
@@ -135,7 +143,7 @@ let stopWorker: () => Promise<unknown> = async () => undefined;
 main().then(
   (code) => process.exit(code),
   async (error: unknown) => {
-    console.error(`demo: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
+    console.error(`demo: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     await stopWorker();
     process.exit(1);
   },

@@ -31,7 +31,9 @@ async function main(): Promise<void> {
   }
   if (values.redis) {
     const redis = await ensureRedis(DEFAULT_REDIS_URL);
-    console.log(redis.startedByUs ? `Redis started on ${DEFAULT_REDIS_URL} (pid ${redis.pid}).` : `Redis already running on ${DEFAULT_REDIS_URL}.`);
+    console.log(
+      redis.startedByUs ? `Redis started on ${DEFAULT_REDIS_URL} (pid ${redis.pid}).` : `Redis already running on ${DEFAULT_REDIS_URL}.`,
+    );
   }
 }
 

@@ -31,5 +31,9 @@ const payments = Array.from({ length: count }, (_, i) => ({
   currency: currencies[i % currencies.length]!,
 }));
 payments.push({ id: `pay-${run}-invalid`, accountId: 'acct-0', amountCents: 0, currency: 'EUR' });
-await produce(kafka, topic, payments.map((p) => ({ key: p.accountId, value: JSON.stringify(p) })));
+await produce(
+  kafka,
+  topic,
+  payments.map((p) => ({ key: p.accountId, value: JSON.stringify(p) })),
+);
 console.log(`produced ${payments.length} payments to ${topic} (${payments.filter((p) => p.currency === 'GBP').length} in GBP, 1 invalid)`);

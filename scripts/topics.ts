@@ -34,7 +34,9 @@ async function create(topic: string, flags: { partitions: number }): Promise<voi
 }
 
 async function produceLines(topic: string, flags: { key?: string }): Promise<void> {
-  const lines = readFileSync(0, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  const lines = readFileSync(0, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   const messages = lines.map((line, i) => {
     let key: string | null = null;
     if (flags.key !== undefined) {
@@ -61,16 +63,32 @@ async function read(topic: string, flags: { limit?: number; timeoutMs: number })
   const { records } = await readTopics(kafka, [topic], {
     timeoutMs: flags.timeoutMs,
     isolation: 'read_uncommitted',
-    until: (rs) => rs.length >= (flags.limit ?? total) || [...ends].every(([p, end]) => end === 0 || rs.some((r) => r.partition === p && r.offset >= end - 1)),
+    until: (rs) =>
+      rs.length >= (flags.limit ?? total) ||
+      [...ends].every(([p, end]) => end === 0 || rs.some((r) => r.partition === p && r.offset >= end - 1)),
   });
   for (const r of records.slice(0, flags.limit ?? records.length)) {
-    console.log(JSON.stringify({ partition: r.partition, offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value?.toString('utf8') ?? null, headers: r.headers }));
+    console.log(
+      JSON.stringify({
+        partition: r.partition,
+        offset: r.offset,
+        timestamp: r.timestamp,
+        key: r.key,
+        value: r.value?.toString('utf8') ?? null,
+        headers: r.headers,
+      }),
+    );
   }
 }
 
 const program = new Command('topics').description('create, fill and read topics for trying weir');
 program.command('create').argument('<topic>').option('--partitions <n>', 'partitions', positive, 1).action(create);
-program.command('produce').description('send JSON lines from stdin, one record each').argument('<topic>').option('--key <field>', 'take the record key from this field of each JSON value').action(produceLines);
+program
+  .command('produce')
+  .description('send JSON lines from stdin, one record each')
+  .argument('<topic>')
+  .option('--key <field>', 'take the record key from this field of each JSON value')
+  .action(produceLines);
 program
   .command('read')
   .description('print the records of a topic as JSON lines, from the beginning to its current end')

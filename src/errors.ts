@@ -185,7 +185,10 @@ export class MissingSourceTopicError extends WeirError {
   readonly topics: readonly string[];
 
   constructor(topics: readonly string[]) {
-    super('WEIR_MISSING_SOURCE_TOPIC', `source topic${topics.length > 1 ? 's' : ''} ${topics.map((t) => `'${t}'`).join(', ')} do${topics.length > 1 ? '' : 'es'} not exist; create ${topics.length > 1 ? 'them' : 'it'} first`);
+    super(
+      'WEIR_MISSING_SOURCE_TOPIC',
+      `source topic${topics.length > 1 ? 's' : ''} ${topics.map((t) => `'${t}'`).join(', ')} do${topics.length > 1 ? '' : 'es'} not exist; create ${topics.length > 1 ? 'them' : 'it'} first`,
+    );
     this.topics = topics;
   }
 }

@@ -15,7 +15,16 @@ export type { SinkSpec, SinkOptions } from './dsl/sink.js';
 export { serdes } from './dsl/serdes.js';
 export type { Serde, SerdeSpec, BuiltInSerdeName } from './dsl/serdes.js';
 export type { ProcessorFn, ProcessorRecord, ProcessorContext, ProcessorOutput } from './dsl/processor.js';
-export type { ProcessOptions, RetryOptions, BackoffOptions, Jitter, RetryMode, ClassifyFn, Classification, DedupOptions } from './dsl/process-options.js';
+export type {
+  ProcessOptions,
+  RetryOptions,
+  BackoffOptions,
+  Jitter,
+  RetryMode,
+  ClassifyFn,
+  Classification,
+  DedupOptions,
+} from './dsl/process-options.js';
 export { compile, DEFAULT_COMMIT_INTERVAL_MS } from './topology/compile.js';
 export type { CompileOverrides } from './topology/compile.js';
 export type { CompiledTopology } from './topology/compiled-topology.js';

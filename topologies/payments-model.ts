@@ -45,7 +45,8 @@ export interface PaymentGateway {
 export function simulatedGateway(currencies: readonly string[], failureRate: number, random: () => number = Math.random): PaymentGateway {
   return {
     async charge(payment) {
-      if (!currencies.includes(payment.currency)) throw new UnsupportedCurrency(`the gateway does not take ${payment.currency} (takes ${currencies.join(', ')})`);
+      if (!currencies.includes(payment.currency))
+        throw new UnsupportedCurrency(`the gateway does not take ${payment.currency} (takes ${currencies.join(', ')})`);
       if (random() < failureRate) throw new GatewayUnavailable(`gateway timed out charging ${payment.id}`);
       return `ch_${payment.id}`;
     },

@@ -51,9 +51,18 @@ export interface BrokerFiles {
 export function brokerFiles(instance?: BrokerInstance): BrokerFiles {
   if (instance === undefined) {
     const { runtimeDir, serverProperties, dataDir, brokerLog, brokerPid } = kafkaPaths;
-    return { brokers: DEFAULT_BROKERS, runtimeDir, serverProperties, dataDir, brokerLog, brokerPid, startLock: path.join(runtimeDir, 'start.lock') };
+    return {
+      brokers: DEFAULT_BROKERS,
+      runtimeDir,
+      serverProperties,
+      dataDir,
+      brokerLog,
+      brokerPid,
+      startLock: path.join(runtimeDir, 'start.lock'),
+    };
   }
-  if (!/^[A-Za-z0-9_-]+$/.test(instance.name) || instance.name === 'data') throw new Error(`invalid broker instance name '${instance.name}'`);
+  if (!/^[A-Za-z0-9_-]+$/.test(instance.name) || instance.name === 'data')
+    throw new Error(`invalid broker instance name '${instance.name}'`);
   const dir = path.join(kafkaPaths.runtimeDir, instance.name);
   return {
     brokers: `127.0.0.1:${instance.port}`,

@@ -51,7 +51,9 @@ export async function writeServerProperties(files: BrokerFiles): Promise<void> {
         .replace(/^listeners=.*$/m, `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`)
         .replace(/^advertised\.listeners=.*$/m, `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`) +
       `\n# Instance '${instance.name}'\n` +
-      Object.entries(instance.properties ?? {}).map(([k, v]) => `${k}=${v}\n`).join('');
+      Object.entries(instance.properties ?? {})
+        .map(([k, v]) => `${k}=${v}\n`)
+        .join('');
   }
   await writeFile(files.serverProperties, generated);
 }

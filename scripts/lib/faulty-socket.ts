@@ -8,7 +8,14 @@ import net from 'node:net';
 import type { ISocketFactory } from 'kafkajs';
 
 /** Kafka API keys the tests use. */
-export const KAFKA_API = Object.freeze({ Produce: 0, InitProducerId: 22, AddPartitionsToTxn: 24, AddOffsetsToTxn: 25, EndTxn: 26, TxnOffsetCommit: 28 });
+export const KAFKA_API = Object.freeze({
+  Produce: 0,
+  InitProducerId: 22,
+  AddPartitionsToTxn: 24,
+  AddOffsetsToTxn: 25,
+  EndTxn: 26,
+  TxnOffsetCommit: 28,
+});
 
 /** One armed fault: the next request with `apiKey` is dropped (`'request'`) or its reply is lost (`'response'`). */
 export interface WireFault {

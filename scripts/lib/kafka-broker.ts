@@ -35,7 +35,10 @@ import { pollUntil } from './wait-for.js';
 export async function brokerAnswers(brokers: string = DEFAULT_BROKERS, timeoutMs = 3_000): Promise<boolean> {
   const kafka = new Kafka({
     clientId: 'weir-broker-probe',
-    brokers: brokers.split(',').map((b) => b.trim()).filter((b) => b !== ''),
+    brokers: brokers
+      .split(',')
+      .map((b) => b.trim())
+      .filter((b) => b !== ''),
     logLevel: logLevel.NOTHING,
     connectionTimeout: Math.min(timeoutMs, 1_000),
     requestTimeout: timeoutMs,

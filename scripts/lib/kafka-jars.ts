@@ -10,7 +10,9 @@ import { LOG_TAIL_LINES, isEnoent, run, tail, type ExecResult } from './process-
 import { kafkaPaths } from './repo-paths.js';
 
 async function pomDigest(): Promise<string> {
-  return createHash('sha256').update(await readFile(kafkaPaths.pom)).digest('hex');
+  return createHash('sha256')
+    .update(await readFile(kafkaPaths.pom))
+    .digest('hex');
 }
 
 /** True when `kafka/lib` holds a complete copy made from the current `kafka/pom.xml`. */
@@ -50,7 +52,9 @@ export async function ensureKafkaJars(): Promise<void> {
     result = await run('mvn', args, { timeoutMs: 15 * 60_000 });
   } catch (error) {
     if (isEnoent(error)) {
-      throw new Error('Cannot fetch the Kafka broker jars: Maven (`mvn`) is not on the PATH. Install Maven 3.x and Java 17+.');
+      throw new Error('Cannot fetch the Kafka broker jars: Maven (`mvn`) is not on the PATH. Install Maven 3.x and Java 17+.', {
+        cause: error,
+      });
     }
     throw error;
   }

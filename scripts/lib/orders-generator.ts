@@ -24,7 +24,11 @@ const order = fc.record({
 });
 
 type Kind = 'valid' | 'bad-json' | 'invalid-order';
-const kind = fc.oneof({ weight: 98, arbitrary: fc.constant<Kind>('valid') }, { weight: 1, arbitrary: fc.constant<Kind>('bad-json') }, { weight: 1, arbitrary: fc.constant<Kind>('invalid-order') });
+const kind = fc.oneof(
+  { weight: 98, arbitrary: fc.constant<Kind>('valid') },
+  { weight: 1, arbitrary: fc.constant<Kind>('bad-json') },
+  { weight: 1, arbitrary: fc.constant<Kind>('invalid-order') },
+);
 
 /**
  * `count` orders with keys `<prefix>-<n>`; the same seed gives the same orders.
@@ -37,7 +41,12 @@ export function generateOrders(count: number, prefix: string, seed = 42): Genera
     const key = `${prefix}-${i}`;
     const full = { id: key, ...o };
     if (k === 'bad-json') return { key, value: JSON.stringify(full).slice(0, 25), malformed: 'bad-json' };
-    if (k === 'invalid-order') return { key, value: JSON.stringify({ ...full, items: [{ sku: 'SKU-0000', quantity: 0, unitPriceCents: 100 }] }), malformed: 'invalid-order' };
+    if (k === 'invalid-order')
+      return {
+        key,
+        value: JSON.stringify({ ...full, items: [{ sku: 'SKU-0000', quantity: 0, unitPriceCents: 100 }] }),
+        malformed: 'invalid-order',
+      };
     return { key, value: JSON.stringify(full), malformed: null };
   });
 }

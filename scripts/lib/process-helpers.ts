@@ -54,7 +54,10 @@ export function isEnoent(error: unknown): boolean {
 
 /** The last `lines` lines of the non-empty parts of `texts`. */
 export function tail(texts: string | readonly string[], lines: number): string {
-  const text = (typeof texts === 'string' ? [texts] : texts).map((t) => t.trimEnd()).filter((t) => t !== '').join('\n');
+  const text = (typeof texts === 'string' ? [texts] : texts)
+    .map((t) => t.trimEnd())
+    .filter((t) => t !== '')
+    .join('\n');
   return text.split('\n').slice(-lines).join('\n');
 }
 

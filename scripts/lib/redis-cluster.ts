@@ -50,11 +50,22 @@ async function clusterPorts(count: number): Promise<number[]> {
 
 /** Waits (polling every 100 ms; a failing check counts as not yet) until `condition` holds. @throws Error naming `what` after `timeoutMs` */
 async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  await waitFor(() => condition().catch(() => false), timeoutMs, () => `Redis Cluster: ${what}`);
+  await waitFor(
+    () => condition().catch(() => false),
+    timeoutMs,
+    () => `Redis Cluster: ${what}`,
+  );
 }
 
 async function ask<T>(port: number, fn: (client: Redis) => Promise<T>): Promise<T> {
-  const client = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 1_000 });
+  const client = new Redis({
+    host: '127.0.0.1',
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 1_000,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -91,19 +102,49 @@ export async function startRedisCluster(masters = 3): Promise<RedisClusterHandle
   try {
     for (const port of ports) {
       const args = [
-        '--port', String(port), '--bind', '127.0.0.1',
-        '--cluster-enabled', 'yes', '--cluster-config-file', path.join(dir, `nodes-${port}.conf`), '--cluster-node-timeout', '5000',
-        '--save', '', '--appendonly', 'no', '--daemonize', 'yes',
-        '--dir', dir, '--pidfile', pidFile(port), '--logfile', path.join(dir, `redis-${port}.log`),
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--cluster-enabled',
+        'yes',
+        '--cluster-config-file',
+        path.join(dir, `nodes-${port}.conf`),
+        '--cluster-node-timeout',
+        '5000',
+        '--save',
+        '',
+        '--appendonly',
+        'no',
+        '--daemonize',
+        'yes',
+        '--dir',
+        dir,
+        '--pidfile',
+        pidFile(port),
+        '--logfile',
+        path.join(dir, `redis-${port}.log`),
       ];
       const started = await exec('redis-server', args);
       if (started.code !== 0) throw new Error(`redis-server on port ${port} failed (exit ${started.code}): ${started.output}`);
     }
-    for (const port of ports) await waitUntil(() => ask(port, async (c) => (await c.ping()) === 'PONG'), 10_000, `node ${port} did not answer`);
-    const create = await exec('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '0', '--cluster-yes']);
+    for (const port of ports)
+      await waitUntil(() => ask(port, async (c) => (await c.ping()) === 'PONG'), 10_000, `node ${port} did not answer`);
+    const create = await exec('redis-cli', [
+      '--cluster',
+      'create',
+      ...ports.map((p) => `127.0.0.1:${p}`),
+      '--cluster-replicas',
+      '0',
+      '--cluster-yes',
+    ]);
     if (create.code !== 0) throw new Error(`redis-cli --cluster create failed (exit ${create.code}): ${create.output}`);
     for (const port of ports) {
-      await waitUntil(() => ask(port, async (c) => String(await c.cluster('INFO')).includes('cluster_state:ok')), 30_000, `node ${port} did not reach cluster_state:ok`);
+      await waitUntil(
+        () => ask(port, async (c) => String(await c.cluster('INFO')).includes('cluster_state:ok')),
+        30_000,
+        `node ${port} did not reach cluster_state:ok`,
+      );
     }
   } catch (error) {
     await stop();

@@ -78,20 +78,28 @@ export async function ensureRedis(url: string = DEFAULT_REDIS_URL, timeoutMs = 1
   const pidFile = redisPidFile(port);
   const logFile = path.join(kafkaPaths.runtimeDir, `redis-${port}.log`);
   const args = [
-    '--daemonize', 'yes',
-    '--port', String(port),
-    '--bind', host === 'localhost' ? '127.0.0.1' : host,
-    '--save', '',
-    '--appendonly', 'no',
-    '--dir', kafkaPaths.runtimeDir,
-    '--pidfile', pidFile,
-    '--logfile', logFile,
+    '--daemonize',
+    'yes',
+    '--port',
+    String(port),
+    '--bind',
+    host === 'localhost' ? '127.0.0.1' : host,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--dir',
+    kafkaPaths.runtimeDir,
+    '--pidfile',
+    pidFile,
+    '--logfile',
+    logFile,
   ];
   let result: ExecResult;
   try {
     result = await run('redis-server', args, { timeoutMs: 30_000 });
   } catch (error) {
-    if (isEnoent(error)) throw new Error(`Redis does not answer at ${url} and \`redis-server\` is not installed.`);
+    if (isEnoent(error)) throw new Error(`Redis does not answer at ${url} and \`redis-server\` is not installed.`, { cause: error });
     throw error;
   }
   if (result.code !== 0) {

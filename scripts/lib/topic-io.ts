@@ -27,7 +27,10 @@ export function quietKafka(brokers: string, clientId = 'weir-tools'): Kafka {
  * configs, e.g. `{ 'message.timestamp.type': 'LogAppendTime' }` to have the broker stamp
  * every record with its append time.
  */
-export async function createTopics(admin: Admin, topics: ReadonlyArray<{ topic: string; partitions: number; config?: Readonly<Record<string, string>> }>): Promise<void> {
+export async function createTopics(
+  admin: Admin,
+  topics: ReadonlyArray<{ topic: string; partitions: number; config?: Readonly<Record<string, string>> }>,
+): Promise<void> {
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((t) => !existing.has(t.topic));
   if (missing.length > 0) {
@@ -108,10 +111,18 @@ export interface ReadTopicsOptions {
  *
  * @returns everything read, each partition in offset order, and whether `until` held
  */
-export async function readTopics(kafka: Kafka, topics: readonly string[], options: ReadTopicsOptions): Promise<{ records: ReadRecord[]; complete: boolean }> {
+export async function readTopics(
+  kafka: Kafka,
+  topics: readonly string[],
+  options: ReadTopicsOptions,
+): Promise<{ records: ReadRecord[]; complete: boolean }> {
   const began = Date.now();
   await waitForTopics(kafka, topics, options.timeoutMs);
-  const consumer = kafka.consumer({ groupId: `weir-reader-${randomUUID()}`, readUncommitted: options.isolation === 'read_uncommitted', maxWaitTimeInMs: 200 });
+  const consumer = kafka.consumer({
+    groupId: `weir-reader-${randomUUID()}`,
+    readUncommitted: options.isolation === 'read_uncommitted',
+    maxWaitTimeInMs: 200,
+  });
   const records: ReadRecord[] = [];
   let resolveDone: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
@@ -125,7 +136,15 @@ export async function readTopics(kafka: Kafka, topics: readonly string[], option
         for (const m of batch.messages) {
           const offset = Number(m.offset);
           if (offset < floor) continue;
-          records.push({ topic: batch.topic, partition: batch.partition, offset, timestamp: Number(m.timestamp), key: m.key?.toString() ?? null, value: m.value, headers: decodeHeaders(m.headers) });
+          records.push({
+            topic: batch.topic,
+            partition: batch.partition,
+            offset,
+            timestamp: Number(m.timestamp),
+            key: m.key?.toString() ?? null,
+            value: m.value,
+            headers: decodeHeaders(m.headers),
+          });
         }
         options.onProgress?.(records);
         if (options.until(records)) {
@@ -134,7 +153,8 @@ export async function readTopics(kafka: Kafka, topics: readonly string[], option
         }
       },
     });
-    if (!complete) await Promise.race([done, new Promise((resolve) => setTimeout(resolve, Math.max(0, options.timeoutMs - (Date.now() - began))))]);
+    if (!complete)
+      await Promise.race([done, new Promise((resolve) => setTimeout(resolve, Math.max(0, options.timeoutMs - (Date.now() - began))))]);
   } finally {
     await consumer.disconnect();
   }
@@ -177,7 +197,12 @@ export async function readToEnd(
     await producer.connect();
     try {
       for (const t of metadata) {
-        const seals: Message[] = t.partitions.map((p) => ({ partition: p.partitionId, key: null, value: null, headers: { [SEAL_HEADER]: String(p.partitionId) } }));
+        const seals: Message[] = t.partitions.map((p) => ({
+          partition: p.partitionId,
+          key: null,
+          value: null,
+          headers: { [SEAL_HEADER]: String(p.partitionId) },
+        }));
         await producer.send({ topic: t.name, acks: -1, messages: seals });
       }
     } finally {
@@ -185,8 +210,13 @@ export async function readToEnd(
     }
     const expected = metadata.reduce((n, t) => n + t.partitions.length, 0);
     const sealed = (rs: readonly ReadRecord[]): number => rs.filter((r) => r.headers[SEAL_HEADER] !== undefined).length;
-    const { records, complete } = await readTopics(kafka, topics, { until: (rs) => sealed(rs) >= expected, timeoutMs: options.timeoutMs, ...(options.isolation ? { isolation: options.isolation } : {}) });
-    if (!complete) throw new Error(`readToEnd: read ${sealed(records)} of ${expected} seals of ${topics.join(', ')} within ${options.timeoutMs} ms`);
+    const { records, complete } = await readTopics(kafka, topics, {
+      until: (rs) => sealed(rs) >= expected,
+      timeoutMs: options.timeoutMs,
+      ...(options.isolation ? { isolation: options.isolation } : {}),
+    });
+    if (!complete)
+      throw new Error(`readToEnd: read ${sealed(records)} of ${expected} seals of ${topics.join(', ')} within ${options.timeoutMs} ms`);
     return records.filter((r) => r.headers[SEAL_HEADER] === undefined);
   } finally {
     await admin.disconnect();

@@ -94,7 +94,14 @@ export function startWorker(topologyFile: string, options: StartWorkerOptions = 
       };
       const timer = setTimeout(() => {
         done();
-        reject(new Error(`no matching worker log line within ${timeoutMs} ms; last lines:\n${logs.slice(-10).map((l) => JSON.stringify(l)).join('\n')}\n${otherOutput.slice(-10).join('\n')}`));
+        reject(
+          new Error(
+            `no matching worker log line within ${timeoutMs} ms; last lines:\n${logs
+              .slice(-10)
+              .map((l) => JSON.stringify(l))
+              .join('\n')}\n${otherOutput.slice(-10).join('\n')}`,
+          ),
+        );
       }, timeoutMs);
       const done = (): void => {
         clearTimeout(timer);
@@ -131,7 +138,10 @@ export interface WeirCommand {
  *
  * @param timeoutMs kill the command after this long (default 60 000)
  */
-export function startWeir(args: readonly string[], options: { readonly env?: Readonly<Record<string, string>>; readonly timeoutMs?: number } = {}): WeirCommand {
+export function startWeir(
+  args: readonly string[],
+  options: { readonly env?: Readonly<Record<string, string>>; readonly timeoutMs?: number } = {},
+): WeirCommand {
   let child!: ChildProcess;
   const result = new Promise<WeirCommandResult>((resolve) => {
     child = execFile(
@@ -148,6 +158,9 @@ export function startWeir(args: readonly string[], options: { readonly env?: Rea
 }
 
 /** Runs `node bin/weir.js ...args` to completion: {@link startWeir}'s result. */
-export function runWeir(args: readonly string[], options: { readonly env?: Readonly<Record<string, string>>; readonly timeoutMs?: number } = {}): Promise<WeirCommandResult> {
+export function runWeir(
+  args: readonly string[],
+  options: { readonly env?: Readonly<Record<string, string>>; readonly timeoutMs?: number } = {},
+): Promise<WeirCommandResult> {
   return startWeir(args, options).result;
 }

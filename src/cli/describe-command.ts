@@ -49,7 +49,9 @@ export function addDescribeCommands(program: Command): void {
     .action(async (file: string, flags: { applicationId?: string; verbose?: boolean }) => {
       try {
         const topology = await loadTopology(file, overridesOf(flags));
-        process.stdout.write(`${file}: ok (application.id ${topology.applicationId}, ${topology.subtopologies.size} sub-topolog${topology.subtopologies.size === 1 ? 'y' : 'ies'})\n`);
+        process.stdout.write(
+          `${file}: ok (application.id ${topology.applicationId}, ${topology.subtopologies.size} sub-topolog${topology.subtopologies.size === 1 ? 'y' : 'ies'})\n`,
+        );
       } catch (error) {
         reportError(error, flags.verbose === true);
         process.exitCode = exitCodeOf(error);

@@ -18,7 +18,11 @@ export function exitCodeOf(error: unknown): number {
  * Prints an error for a person: `weir: <message>` (with the error code for weir errors), and
  * the stack only when `verbose`.
  */
-export function reportError(error: unknown, verbose: boolean, write: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): void {
+export function reportError(
+  error: unknown,
+  verbose: boolean,
+  write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): void {
   const message = error instanceof Error ? error.message : String(error);
   write(`weir: ${message}${error instanceof WeirError ? ` [${error.code}]` : ''}`);
   if (verbose && error instanceof Error) {

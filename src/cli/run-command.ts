@@ -32,11 +32,17 @@ export function addRunCommand(program: Command): void {
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent [env WEIR_LOG_LEVEL, default info]')
     .option('--session-timeout-ms <ms>', 'consumer session.timeout.ms [env WEIR_SESSION_TIMEOUT_MS, default 30000]')
     .option('--heartbeat-interval-ms <ms>', 'consumer heartbeat interval [env WEIR_HEARTBEAT_INTERVAL_MS]')
-    .option('--partitions <n>', 'partitions of topics weir creates [env WEIR_TOPIC_PARTITIONS, default: the source topic\'s]')
+    .option('--partitions <n>', "partitions of topics weir creates [env WEIR_TOPIC_PARTITIONS, default: the source topic's]")
     .option('--metrics-port <port>', 'serve Prometheus metrics on /metrics [env WEIR_METRICS_PORT]')
     .option('--transaction-timeout-ms <ms>', 'exactly_once transaction.timeout.ms [env WEIR_TRANSACTION_TIMEOUT_MS, default 60000]')
-    .option('--max-buffered-records <n>', 'records buffered per partition before fetching pauses [env WEIR_MAX_BUFFERED_RECORDS, default 2000]')
-    .option('--max-record-bytes <bytes>', "largest record weir writes; keep it at most the broker's message.max.bytes [env WEIR_MAX_RECORD_BYTES, default 1000000]")
+    .option(
+      '--max-buffered-records <n>',
+      'records buffered per partition before fetching pauses [env WEIR_MAX_BUFFERED_RECORDS, default 2000]',
+    )
+    .option(
+      '--max-record-bytes <bytes>',
+      "largest record weir writes; keep it at most the broker's message.max.bytes [env WEIR_MAX_RECORD_BYTES, default 1000000]",
+    )
     .option('--shutdown-timeout-ms <ms>', 'longest graceful shutdown [env WEIR_SHUTDOWN_TIMEOUT_MS, default 10000]')
     .option('--verbose', 'print stack traces of errors')
     .action(async (file: string, flags: RunFlags) => {
@@ -53,7 +59,14 @@ async function run(file: string, flags: RunFlags): Promise<number> {
   let topology;
   try {
     const { guarantee, partitions, verbose: _verbose, ...rest } = flags;
-    config = loadWorkerConfig({ ...(rest as Record<string, string | undefined>), processingGuarantee: guarantee as string | undefined, topicPartitions: partitions as string | undefined }, process.env);
+    config = loadWorkerConfig(
+      {
+        ...(rest as Record<string, string | undefined>),
+        processingGuarantee: guarantee as string | undefined,
+        topicPartitions: partitions as string | undefined,
+      },
+      process.env,
+    );
     topology = await loadTopology(file, {
       ...(config.applicationId ? { applicationId: config.applicationId } : {}),
       ...(config.processingGuarantee ? { processingGuarantee: config.processingGuarantee } : {}),
@@ -98,7 +111,10 @@ async function run(file: string, flags: RunFlags): Promise<number> {
   const started = (async () => {
     if (config.metricsPort !== undefined) {
       const port = await metrics.serve(config.metricsPort).catch((error: unknown) => {
-        throw new ConfigError(CONFIG_SOURCES.metricsPort.flag, `cannot listen on port ${config.metricsPort}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new ConfigError(
+          CONFIG_SOURCES.metricsPort.flag,
+          `cannot listen on port ${config.metricsPort}: ${error instanceof Error ? error.message : String(error)}`,
+        );
       });
       logger.info({ port }, `metrics on http://127.0.0.1:${port}/metrics`);
     }

@@ -14,7 +14,10 @@ import { murmur2 } from '../record/murmur2.js';
  * @example
  * dedupKeyLayout('orders').entry(3, 'order-42'); // 'weir:dedup:{orders:3}:k:order-42'
  */
-export function dedupKeyLayout(applicationId: string): { entry(bucket: number, key: string): string; index(bucket: number, owner: string): string } {
+export function dedupKeyLayout(applicationId: string): {
+  entry(bucket: number, key: string): string;
+  index(bucket: number, owner: string): string;
+} {
   const prefix = (bucket: number): string => `weir:dedup:{${applicationId}:${bucket}}`;
   return {
     entry: (bucket, key) => `${prefix(bucket)}:k:${key}`,

@@ -88,27 +88,43 @@ export class RedisDedupStore implements DedupStore {
   async claim(claims: readonly DedupClaim[], owner: string, claimTtlMs: number): Promise<ClaimStatus[]> {
     const statuses: ClaimStatus[] = new Array(claims.length);
     if (claims.length === 0) return statuses;
-    await this.run('claim', this.calls(claims.map((c) => c.key), owner).map(async (call) => {
-      const offsets = call.order.map((i) => claims[i]!.offset);
-      const result = (await this.eval(SCRIPTS.claim, call.keys, [owner, ttl(claimTtlMs), call.indexes, ...offsets, ...call.positions])) as string[];
-      call.order.forEach((i, j) => {
-        statuses[i] = result[j] as ClaimStatus;
-      });
-    }));
+    await this.run(
+      'claim',
+      this.calls(
+        claims.map((c) => c.key),
+        owner,
+      ).map(async (call) => {
+        const offsets = call.order.map((i) => claims[i]!.offset);
+        const result = (await this.eval(SCRIPTS.claim, call.keys, [
+          owner,
+          ttl(claimTtlMs),
+          call.indexes,
+          ...offsets,
+          ...call.positions,
+        ])) as string[];
+        call.order.forEach((i, j) => {
+          statuses[i] = result[j] as ClaimStatus;
+        });
+      }),
+    );
     return statuses;
   }
 
   async markDone(keys: readonly string[], owner: string, ttlMs: number): Promise<void> {
     if (keys.length === 0) return;
-    await this.run('markDone', this.calls(keys, owner).map((call) =>
-      this.eval(SCRIPTS.markDone, call.keys, [ttl(ttlMs), call.indexes, ...call.positions]),
-    ));
+    await this.run(
+      'markDone',
+      this.calls(keys, owner).map((call) => this.eval(SCRIPTS.markDone, call.keys, [ttl(ttlMs), call.indexes, ...call.positions])),
+    );
   }
 
   async recover(owner: string, committedOffset: number, ttlMs: number): Promise<number> {
     const indexes = Array.from({ length: this.buckets }, (_, bucket) => this.layout.index(bucket, owner));
     const groups = this.cluster ? indexes.map((index) => [index]) : [indexes];
-    const counts = await this.run('recover', groups.map((keys) => this.eval(SCRIPTS.recover, keys, [committedOffset, ttl(ttlMs), owner])));
+    const counts = await this.run(
+      'recover',
+      groups.map((keys) => this.eval(SCRIPTS.recover, keys, [committedOffset, ttl(ttlMs), owner])),
+    );
     return counts.reduce((a: number, b) => a + Number(b), 0);
   }
 

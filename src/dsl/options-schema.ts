@@ -75,7 +75,9 @@ export const processOptionsSchema = z
   .describe('must be an object');
 
 /** The options of `branch({ success, retry, dlq })`; each value is checked on its own. */
-export const branchSchema = z.strictObject({ success: z.unknown(), retry: z.unknown().optional(), dlq: z.unknown().optional() }).describe('takes { success, retry, dlq }');
+export const branchSchema = z
+  .strictObject({ success: z.unknown(), retry: z.unknown().optional(), dlq: z.unknown().optional() })
+  .describe('takes { success, retry, dlq }');
 
 /** One entry of a success-route list: `{ when, to }`. */
 export const successRouteSchema = z.strictObject({ when: fn('a function (output) => boolean').optional(), to: z.unknown() });

@@ -27,7 +27,10 @@ describe('classifyError', () => {
   });
 
   it('dead-letters when the hook throws or answers nonsense', () => {
-    expect(classifyError(new Error('x'), record, () => 'maybe' as never)).toMatchObject({ classification: 'dlq', hookError: expect.stringMatching(/classify returned "maybe"/) });
+    expect(classifyError(new Error('x'), record, () => 'maybe' as never)).toMatchObject({
+      classification: 'dlq',
+      hookError: expect.stringMatching(/classify returned "maybe"/),
+    });
     expect(
       classifyError(new Error('x'), record, () => {
         throw new Error('hook bug');

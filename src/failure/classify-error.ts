@@ -47,7 +47,7 @@ export function classifyError(
  * name for subclasses that set it), or `typeof` for a thrown non-Error value.
  */
 export function errorClassOf(error: unknown): string {
-  if (error instanceof Error) return error.name && error.name !== 'Error' ? error.name : error.constructor?.name ?? 'Error';
+  if (error instanceof Error) return error.name && error.name !== 'Error' ? error.name : (error.constructor?.name ?? 'Error');
   if (error === null) return 'null';
   if (typeof error === 'object') return (error as { constructor?: { name?: string } }).constructor?.name ?? 'Object';
   return typeof error;

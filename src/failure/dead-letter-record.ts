@@ -17,6 +17,11 @@ export function buildDeadLetterRecord(record: InputRecord, dlqTopic: string, fai
     topic: dlqTopic,
     key: record.key,
     value: record.value,
-    headers: buildFailureHeaders(record.headers, recordOrigin(record), failure, maxReplays === undefined ? {} : { [WEIR_HEADERS.replayMax]: String(maxReplays) }),
+    headers: buildFailureHeaders(
+      record.headers,
+      recordOrigin(record),
+      failure,
+      maxReplays === undefined ? {} : { [WEIR_HEADERS.replayMax]: String(maxReplays) },
+    ),
   };
 }

@@ -64,18 +64,28 @@ function retryOutcome(ctx: FailureContext, attempt: number, error: unknown): Fai
   const { policy } = ctx;
   const retryIndex = attempt - 1;
   if (policy.mode === 'blocking') {
-    return { kind: 'retry-in-place', delayMs: computeBackoffDelay(policy.backoff, retryIndex, ctx.random), errorClass: errorClassOf(error), error };
+    return {
+      kind: 'retry-in-place',
+      delayMs: computeBackoffDelay(policy.backoff, retryIndex, ctx.random),
+      errorClass: errorClassOf(error),
+      error,
+    };
   }
   const hops = ctx.history.hops + 1;
   if (hops > policy.maxHops) {
-    return deadLetterOutcome(ctx, attempt, new LoopGuardError(`record exceeded the hop limit (${policy.maxHops}) after: ${errorMessageOf(error)}`));
+    return deadLetterOutcome(
+      ctx,
+      attempt,
+      new LoopGuardError(`record exceeded the hop limit (${policy.maxHops}) after: ${errorMessageOf(error)}`),
+    );
   }
   const tier = ctx.tiers[tierIndexForRetry(policy, retryIndex)];
   if (tier === undefined) throw new Error(`processor '${ctx.processor}' has no retry tier for retry ${retryIndex + 1}`);
   const delayMs = policy.explicitTiers ? tier.delayMs : computeBackoffDelay(policy.backoff, retryIndex, ctx.random);
   const output = buildRetryTierRecord(ctx.record, tier.topic, failureInfo(ctx, attempt, error), ctx.now + delayMs, hops);
   const bytes = recordBytes(output);
-  if (bytes > ctx.maxRecordBytes) return deadLetterOutcome(ctx, attempt, new RecordTooLargeError(`the retry copy for '${tier.topic}'`, bytes, ctx.maxRecordBytes));
+  if (bytes > ctx.maxRecordBytes)
+    return deadLetterOutcome(ctx, attempt, new RecordTooLargeError(`the retry copy for '${tier.topic}'`, bytes, ctx.maxRecordBytes));
   return { kind: 'retry-topic', delayMs, output, errorClass: errorClassOf(error), error };
 }
 
@@ -89,7 +99,13 @@ function retryOutcome(ctx: FailureContext, attempt: number, error: unknown): Fai
  *
  * @param attempt the attempt that failed (1-based)
  */
-export function decideFailure(ctx: FailureContext, attempt: number, error: unknown, record: ProcessorRecord, classify: ClassifyFn | undefined): FailureOutcome {
+export function decideFailure(
+  ctx: FailureContext,
+  attempt: number,
+  error: unknown,
+  record: ProcessorRecord,
+  classify: ClassifyFn | undefined,
+): FailureOutcome {
   const { classification, hookError } = classifyError(error, record, classify);
   if (hookError !== undefined) return deadLetterOutcome(ctx, attempt, new ClassifyHookError(hookError, errorMessageOf(error), error));
   if (classification === 'dlq' || attempt >= ctx.policy.maxAttempts) return deadLetterOutcome(ctx, attempt, error);

@@ -30,7 +30,10 @@ export function fitDeadLetter(record: OutputRecord, maxBytes: number): OutputRec
   for (const { part, omit } of OMISSIONS) {
     fitted = omit(fitted);
     omitted.push(part);
-    const marked = { ...fitted, headers: { ...fitted.headers, [WEIR_HEADERS.omitted]: omitted.join(','), [WEIR_HEADERS.omittedBytes]: String(bytes) } };
+    const marked = {
+      ...fitted,
+      headers: { ...fitted.headers, [WEIR_HEADERS.omitted]: omitted.join(','), [WEIR_HEADERS.omittedBytes]: String(bytes) },
+    };
     if (recordBytes(marked) <= maxBytes || omitted.length === OMISSIONS.length) return marked;
   }
   return fitted;

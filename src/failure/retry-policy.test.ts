@@ -88,6 +88,9 @@ describe('resolveRetryPolicy: loop guards', () => {
     const p = policy({ mode: 'topics', maxAttempts: 5 });
     expect(p.maxHops).toBe(5);
     expect(p.maxReplays).toBe(3);
-    expect(problems({ maxHops: 0, maxReplays: -1 })).toEqual(['retry.maxReplays must be an integer ≥ 0 (got -1)', 'retry.maxHops must be an integer ≥ 1 (got 0)']);
+    expect(problems({ maxHops: 0, maxReplays: -1 })).toEqual([
+      'retry.maxReplays must be an integer ≥ 0 (got -1)',
+      'retry.maxHops must be an integer ≥ 1 (got 0)',
+    ]);
   });
 });

@@ -15,12 +15,28 @@ const source: InputRecord = {
 };
 
 function failure(attempts: number, error: unknown = new Error('gateway timeout')): FailureInfo {
-  return { applicationId: 'pay', processor: 'charge', attempts, error, firstFailureMs: 1_700_000_000_100, lastFailureMs: 1_700_000_000_000 + attempts * 1000, replayCount: 0 };
+  return {
+    applicationId: 'pay',
+    processor: 'charge',
+    attempts,
+    error,
+    firstFailureMs: 1_700_000_000_100,
+    lastFailureMs: 1_700_000_000_000 + attempts * 1000,
+    replayCount: 0,
+  };
 }
 
 /** The copy a tier task makes of a tier record: the tier record read back as an input. */
 function asRead(record: ReturnType<typeof buildRetryTierRecord>, offset: number): InputRecord {
-  return { topic: record.topic, partition: 0, offset, timestamp: 1_700_000_000_000 + offset, key: record.key, value: record.value, headers: record.headers };
+  return {
+    topic: record.topic,
+    partition: 0,
+    offset,
+    timestamp: 1_700_000_000_000 + offset,
+    key: record.key,
+    value: record.value,
+    headers: record.headers,
+  };
 }
 
 describe('buildRetryTierRecord', () => {

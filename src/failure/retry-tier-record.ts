@@ -15,7 +15,13 @@ export const RETRY_PATH_KEEP = 4;
  * @param dueMs epoch ms before which no task may process the copy
  * @param hops the record's retry-topic hops including this one
  */
-export function buildRetryTierRecord(record: InputRecord, tierTopic: string, failure: FailureInfo, dueMs: number, hops: number): OutputRecord {
+export function buildRetryTierRecord(
+  record: InputRecord,
+  tierTopic: string,
+  failure: FailureInfo,
+  dueMs: number,
+  hops: number,
+): OutputRecord {
   const previous = headerString(record.headers, WEIR_HEADERS.retryPath);
   const path = [...(previous ? previous.split('>') : []), tierTopic].slice(-RETRY_PATH_KEEP).join('>');
   return {

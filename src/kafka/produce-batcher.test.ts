@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import type { OutputRecord } from '../record/record-types.js';
 import { ProduceBatcher, chunkByBytes, recordBytes } from './produce-batcher.js';
 
-const record = (id: number, size = 10): OutputRecord => ({ topic: 't', key: Buffer.from(`k${id}`), value: Buffer.alloc(size), headers: { id: String(id) } });
+const record = (id: number, size = 10): OutputRecord => ({
+  topic: 't',
+  key: Buffer.from(`k${id}`),
+  value: Buffer.alloc(size),
+  headers: { id: String(id) },
+});
 const ids = (records: readonly OutputRecord[]) => records.map((r) => r.headers['id']);
 
 describe('chunkByBytes', () => {

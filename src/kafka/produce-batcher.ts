@@ -75,7 +75,11 @@ export class ProduceBatcher {
         batch.push(this.queue.shift()!);
       }
       try {
-        for (const chunk of chunkByBytes(batch.flatMap((w) => w.records), this.maxBytes)) await this.sendRequest(chunk);
+        for (const chunk of chunkByBytes(
+          batch.flatMap((w) => w.records),
+          this.maxBytes,
+        ))
+          await this.sendRequest(chunk);
         for (const w of batch) w.resolve();
       } catch (error) {
         for (const w of batch) w.reject(error);

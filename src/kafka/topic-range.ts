@@ -48,7 +48,11 @@ export interface TopicRangeReadOptions {
  *
  * @returns the ranges, or `undefined` when the topic does not exist
  */
-export async function topicRanges(admin: KafkaAdmin, topic: string, from?: ReadonlyMap<number, number>): Promise<Map<number, OffsetRange> | undefined> {
+export async function topicRanges(
+  admin: KafkaAdmin,
+  topic: string,
+  from?: ReadonlyMap<number, number>,
+): Promise<Map<number, OffsetRange> | undefined> {
   const counts = await admin.partitionCounts([topic]);
   if (!counts.has(topic)) return undefined;
   const [low, high] = await Promise.all([admin.earliestOffsets(topic), admin.latestOffsets(topic)]);

@@ -61,7 +61,8 @@ export class KafkajsAdmin implements KafkaAdmin {
         return undefined;
       });
       if (metadata?.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
-      if (Date.now() > deadline) throw new IllegalStateError(`topics ${names.join(', ')} have no leaders ${timeoutMs} ms after they were created`);
+      if (Date.now() > deadline)
+        throw new IllegalStateError(`topics ${names.join(', ')} have no leaders ${timeoutMs} ms after they were created`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

@@ -1,7 +1,13 @@
 import { Kafka, logLevel, type LogEntry } from 'kafkajs';
 import type { GroupConsumer, GroupConsumerHandlers, GroupConsumerOptions } from '../kafka/group-consumer.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
-import type { KafkaClient, KafkaClientOptions, RecordProducerClient, TransactionalProducerClient, TransactionalProducerOptions } from '../kafka/kafka-client.js';
+import type {
+  KafkaClient,
+  KafkaClientOptions,
+  RecordProducerClient,
+  TransactionalProducerClient,
+  TransactionalProducerOptions,
+} from '../kafka/kafka-client.js';
 import type { TopicRangeReadOptions } from '../kafka/topic-range.js';
 import { KafkajsAdmin } from './kafkajs-admin.js';
 import { KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
@@ -32,7 +38,9 @@ function createKafka(options: KafkaClientOptions): Kafka {
     clientId: options.clientId,
     brokers: [...options.brokers],
     connectionTimeout: 3_000,
-    retry: options.failFast ? { retries: 3, initialRetryTime: 250, maxRetryTime: 2_000 } : { retries: 8, initialRetryTime: 300, maxRetryTime: 5_000 },
+    retry: options.failFast
+      ? { retries: 3, initialRetryTime: 250, maxRetryTime: 2_000 }
+      : { retries: 8, initialRetryTime: 300, maxRetryTime: 5_000 },
     logLevel: logLevel.DEBUG,
     logCreator:
       () =>

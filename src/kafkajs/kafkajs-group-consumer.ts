@@ -3,7 +3,6 @@ import type { GroupConsumer, GroupConsumerHandlers, GroupConsumerOptions } from 
 import type { TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
 import { toInputRecord } from './kafkajs-messages.js';
 
-
 /**
  * The worker's consumer group member over kafkajs: `eachBatch` with explicit offset
  * resolution and commits, never throwing into kafkajs. kafkajs only fetches here; each

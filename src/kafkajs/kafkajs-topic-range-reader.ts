@@ -73,7 +73,13 @@ export async function readKafkajsTopicRange(kafka: Kafka, options: TopicRangeRea
       await heartbeat();
     };
     if (records.length > 0) {
-      await options.onRecords(records, { progress: commitAt, heartbeat: async () => { lastProgressAt = Date.now(); await heartbeat(); } });
+      await options.onRecords(records, {
+        progress: commitAt,
+        heartbeat: async () => {
+          lastProgressAt = Date.now();
+          await heartbeat();
+        },
+      });
     }
     // The batch end includes trailing transaction markers (not delivered as records).
     const end = Math.max(Number(batch.lastOffset()), ...batch.messages.map((m) => Number(m.offset))) + 1;
@@ -92,13 +98,22 @@ export async function readKafkajsTopicRange(kafka: Kafka, options: TopicRangeRea
     const { partition, lastOffset } = event.payload as { partition: number; lastOffset: string };
     if (event.payload.topic === topic) advance(partition, Number(lastOffset) + 1);
   });
-  const removeCrash = consumer.on(consumer.events.CRASH, (event) => settle(event.payload.error ?? new TopicRangeStalledError(`the kafkajs consumer reading '${topic}' crashed`)));
+  const removeCrash = consumer.on(consumer.events.CRASH, (event) =>
+    settle(event.payload.error ?? new TopicRangeStalledError(`the kafkajs consumer reading '${topic}' crashed`)),
+  );
   const idle = options.idleTimeoutMs ?? 30_000;
-  const watchdog = setInterval(() => {
-    if (Date.now() - lastProgressAt > idle) {
-      settle(new TopicRangeStalledError(`reading '${topic}' made no progress for ${idle} ms (partitions still to read: ${[...pending].join(', ')})`));
-    }
-  }, Math.min(1_000, idle));
+  const watchdog = setInterval(
+    () => {
+      if (Date.now() - lastProgressAt > idle) {
+        settle(
+          new TopicRangeStalledError(
+            `reading '${topic}' made no progress for ${idle} ms (partitions still to read: ${[...pending].join(', ')})`,
+          ),
+        );
+      }
+    },
+    Math.min(1_000, idle),
+  );
   try {
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], fromBeginning: true });

@@ -36,7 +36,11 @@ export class KafkajsTransactionalProducer implements TransactionalProducerClient
 
   private async initialized(): Promise<Producer> {
     return this.guard(async () => {
-      const producer = this.kafka.producer({ ...PRODUCER_CONFIG, transactionalId: this.transactionalId, transactionTimeout: this.transactionTimeoutMs });
+      const producer = this.kafka.producer({
+        ...PRODUCER_CONFIG,
+        transactionalId: this.transactionalId,
+        transactionTimeout: this.transactionTimeoutMs,
+      });
       try {
         await producer.connect();
         // kafkajs initializes the producer id on the first transaction(); an empty one ends

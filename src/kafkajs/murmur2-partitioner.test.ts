@@ -9,7 +9,13 @@ describe('murmur2Partition', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 40 }), fc.integer({ min: 1, max: 64 }), (bytes, partitions) => {
         const key = Buffer.from(bytes);
-        const partitionMetadata = Array.from({ length: partitions }, (_, partitionId) => ({ partitionId, leader: 0, partitionErrorCode: 0, replicas: [0], isr: [0] }));
+        const partitionMetadata = Array.from({ length: partitions }, (_, partitionId) => ({
+          partitionId,
+          leader: 0,
+          partitionErrorCode: 0,
+          replicas: [0],
+          isr: [0],
+        }));
         const expected = kafkajs({ topic: 't', partitionMetadata, message: { key, value: null } });
         expect(murmur2Partition(key, partitions)).toBe(expected);
       }),

@@ -5,7 +5,6 @@ import type { TopicPartition } from './record-types.js';
  * (a source or a retry tier), as in Kafka Streams.
  */
 
-
 /**
  * A task's id: `<topic>-<partition>`. It names the task in logs, metrics and events, and
  * owns its dedup claims, so it stays the same across restarts of the partition's task.

@@ -31,7 +31,8 @@ class ScriptedProducer implements TransactionalProducer, OffsetReader {
 
   begin = () => this.step('begin', () => void (this.pending = { outputs: [] }));
   send = (records: readonly OutputRecord[]) => this.step('send', () => this.pending!.outputs.push(...records));
-  sendOffsets = (_group: string, offsets: readonly TopicPartitionOffset[]) => this.step('sendOffsets', () => void (this.pending!.offset = offsets[0]!.offset));
+  sendOffsets = (_group: string, offsets: readonly TopicPartitionOffset[]) =>
+    this.step('sendOffsets', () => void (this.pending!.offset = offsets[0]!.offset));
   commit = () =>
     this.step('commit', () => {
       this.visible.push(...this.pending!.outputs);

@@ -111,7 +111,10 @@ export class ExactlyOnceWriter implements TaskWriter {
       const error = inDoubt === null ? cause : new Error(`transaction for offset ${inDoubt} was aborted`, { cause });
       return { kind: 'rewind', error };
     }
-    const zombie = new Error(`committed offset of ${this.topic}-${this.partition} is ${actual}, not ${this.committed}: another instance of the task committed`, { cause });
+    const zombie = new Error(
+      `committed offset of ${this.topic}-${this.partition} is ${actual}, not ${this.committed}: another instance of the task committed`,
+      { cause },
+    );
     return fenced(new ProducerFencedError(this.producer.transactionalId, { cause: zombie }));
   }
 }

@@ -42,7 +42,8 @@ function setup(options: SetupOptions = {}) {
       dedup: { key: (r) => (r.value as Value).id, ttlMs: 3_600_000, store: 'memory', ...options.dedup },
     },
   });
-  const produce = (values: Value[], partition = 0, headers: RecordHeaders = {}) => h.send(values.map((value) => ({ value, key: value.id, partition, headers })));
+  const produce = (values: Value[], partition = 0, headers: RecordHeaders = {}) =>
+    h.send(values.map((value) => ({ value, key: value.id, partition, headers })));
   const ids = (topic: string) => h.values(topic).map((v) => (v as Value).id);
   return { ...h, produce, ids };
 }
@@ -201,7 +202,14 @@ describe('PartitionTask dedup (claim, then confirm)', () => {
     const task = h.makeTask();
     await h.drive(task);
     const replay = { [WEIR_HEADERS.replayCount]: '1' };
-    await h.produce([{ id: 'a', n: 1 }, { id: 'a', n: 1 }], 0, replay);
+    await h.produce(
+      [
+        { id: 'a', n: 1 },
+        { id: 'a', n: 1 },
+      ],
+      0,
+      replay,
+    );
     await h.drive(task);
     expect(h.ids('out')).toEqual(['a', 'a']);
     expect(h.events.filter((e) => e.outcome === 'duplicate').map((e) => e.offset)).toEqual([2]);

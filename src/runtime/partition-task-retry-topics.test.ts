@@ -11,7 +11,8 @@ import { APP, taskHarness } from './partition-task.test-support.js';
 
 function setup(fn: ProcessorFn<string | null, any, any>, retry: RetryOptions) {
   const h = taskHarness({ fn, options: { retry } });
-  const produce = (values: unknown[], headers: RecordHeaders = { trace: 't-1' }) => h.send(values.map((value, i) => ({ value, key: `k${i}`, headers })));
+  const produce = (values: unknown[], headers: RecordHeaders = { trace: 't-1' }) =>
+    h.send(values.map((value, i) => ({ value, key: `k${i}`, headers })));
   return { ...h, produce };
 }
 
@@ -35,9 +36,12 @@ function gatewayDown(): Error {
 
 describe('retry topics: 50 hops', () => {
   it('replaces weir headers on every hop: header bytes change only with the width of the attempt and hop numbers', async () => {
-    const h = setup(() => {
-      throw gatewayDown();
-    }, { mode: 'topics', tiers: ['1s'], maxAttempts: 51 });
+    const h = setup(
+      () => {
+        throw gatewayDown();
+      },
+      { mode: 'topics', tiers: ['1s'], maxAttempts: 51 },
+    );
     await h.produce([{ amount: 1 }]);
     await h.runAll();
 
@@ -96,9 +100,12 @@ describe('retry topics: the DLQ and loop guards', () => {
   });
 
   it('dead-letters a record whose hop count reached maxHops with a LoopGuardError', async () => {
-    const h = setup(() => {
-      throw gatewayDown();
-    }, { mode: 'topics', tiers: ['1s'], maxAttempts: 10, maxHops: 2 });
+    const h = setup(
+      () => {
+        throw gatewayDown();
+      },
+      { mode: 'topics', tiers: ['1s'], maxAttempts: 10, maxHops: 2 },
+    );
     await h.produce([{ n: 1 }]);
     await h.runAll();
     expect(h.kafka.readAll('app.p.retry.0')).toHaveLength(2);
@@ -109,9 +116,12 @@ describe('retry topics: the DLQ and loop guards', () => {
   });
 
   it('keeps the replay count of a replayed record that fails again, across hops, into the DLQ', async () => {
-    const h = setup(() => {
-      throw gatewayDown();
-    }, { mode: 'topics', tiers: ['1s'], maxAttempts: 3, maxReplays: 5 });
+    const h = setup(
+      () => {
+        throw gatewayDown();
+      },
+      { mode: 'topics', tiers: ['1s'], maxAttempts: 3, maxReplays: 5 },
+    );
     // What `weir dlq replay` publishes: the original coordinates and the replay count.
     await h.produce([{ n: 1 }], {
       trace: 't-1',

@@ -43,9 +43,15 @@ export function taskHarness({ fn, options = {}, guarantee = 'at_least_once', par
   const clock = new ManualClock();
   const kafka = new InMemoryKafka(clock);
   const compiled = compile(
-    topology({ applicationId: APP, processingGuarantee: guarantee, commitIntervalMs: 100 }).source('in', 'json').process('p', fn, options).branch({ success: sink('out'), dlq: sink('dlq') }),
+    topology({ applicationId: APP, processingGuarantee: guarantee, commitIntervalMs: 100 })
+      .source('in', 'json')
+      .process('p', fn, options)
+      .branch({ success: sink('out'), dlq: sink('dlq') }),
   );
-  const tiers = compiled.subtopologies.get(0)!.retryTiers.map((t) => t.topic).toArray();
+  const tiers = compiled.subtopologies
+    .get(0)!
+    .retryTiers.map((t) => t.topic)
+    .toArray();
   for (const t of ['out', 'dlq', ...tiers]) kafka.createTopic(t);
   kafka.createTopic('in', partitions);
   const store = new MemoryDedupStore(clock);
@@ -81,7 +87,8 @@ export function taskHarness({ fn, options = {}, guarantee = 'at_least_once', par
       records.map((r) => ({
         topic,
         key: r.key === undefined || r.key === null ? null : Buffer.from(r.key),
-        value: r.value === undefined || r.value === null ? null : Buffer.from(typeof r.value === 'string' ? r.value : JSON.stringify(r.value)),
+        value:
+          r.value === undefined || r.value === null ? null : Buffer.from(typeof r.value === 'string' ? r.value : JSON.stringify(r.value)),
         headers: r.headers ?? {},
         ...(r.partition !== undefined ? { partition: r.partition } : {}),
       })),

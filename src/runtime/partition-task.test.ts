@@ -11,9 +11,15 @@ import { compile } from '../topology/compile.js';
 import { PartitionTask } from './partition-task.js';
 import { APP, taskHarness } from './partition-task.test-support.js';
 
-function setup(fn: ProcessorFn<string | null, any, any>, options: ProcessOptions = {}, guarantee: ProcessingGuarantee = 'at_least_once', maxRecordBytes?: number) {
+function setup(
+  fn: ProcessorFn<string | null, any, any>,
+  options: ProcessOptions = {},
+  guarantee: ProcessingGuarantee = 'at_least_once',
+  maxRecordBytes?: number,
+) {
   const h = taskHarness({ fn, options, guarantee, ...(maxRecordBytes !== undefined ? { maxRecordBytes } : {}) });
-  const produce = (values: unknown[], key = (i: number) => `k${i}`) => h.send(values.map((value, i) => ({ value, key: key(i), headers: { trace: 't' + i } })));
+  const produce = (values: unknown[], key = (i: number) => `k${i}`) =>
+    h.send(values.map((value, i) => ({ value, key: key(i), headers: { trace: 't' + i } })));
   /** Feeds everything readable and polls until the task is idle, moving the clock as asked. */
   const drive = async (task: PartitionTask) => {
     const r = await h.drive(task);
@@ -100,11 +106,25 @@ describe('PartitionTask (at_least_once)', () => {
       topology(APP)
         .source('in', 'json')
         .process('p', (r) => r.value as { kind: string })
-        .branch({ success: [{ when: (o) => o.value.kind === 'a', to: 'out-a' }, { when: (o) => o.value.kind === 'b', to: sink('out-b') }] }),
+        .branch({
+          success: [
+            { when: (o) => o.value.kind === 'a', to: 'out-a' },
+            { when: (o) => o.value.kind === 'b', to: sink('out-b') },
+          ],
+        }),
     );
     for (const t of ['in', 'out-a', 'out-b', 'app.p.dlq']) kafka.createTopic(t);
-    await kafka.producer().send(['a', 'b', 'c'].map((kind) => ({ topic: 'in', key: null, value: Buffer.from(JSON.stringify({ kind })), headers: {} })));
-    const task = new PartitionTask({ topology: compiled, topic: 'in', partition: 0, startOffset: 0, clock, output: { guarantee: 'at_least_once', producer: kafka.producer(), committer: kafka.committer(APP) } });
+    await kafka
+      .producer()
+      .send(['a', 'b', 'c'].map((kind) => ({ topic: 'in', key: null, value: Buffer.from(JSON.stringify({ kind })), headers: {} })));
+    const task = new PartitionTask({
+      topology: compiled,
+      topic: 'in',
+      partition: 0,
+      startOffset: 0,
+      clock,
+      output: { guarantee: 'at_least_once', producer: kafka.producer(), committer: kafka.committer(APP) },
+    });
     task.enqueue(kafka.read('in', 0, 0).records);
     await task.poll();
     expect(kafka.readAll('out-a')).toHaveLength(1);
@@ -148,7 +168,7 @@ describe('PartitionTask (what user code can do wrong)', () => {
     await h.produce([{ a: 1 }]);
     await h.drive(h.makeTask());
     expect(() => late!()).not.toThrow();
-    expect(h.warnings).toEqual([expect.stringContaining("called ctx.forward() after its attempt ended")]);
+    expect(h.warnings).toEqual([expect.stringContaining('called ctx.forward() after its attempt ended')]);
     expect(h.values('out')).toEqual([{ a: 1 }]);
   });
 
@@ -160,7 +180,9 @@ describe('PartitionTask (what user code can do wrong)', () => {
     expect(h.values('out').map((v) => (v as { big: string }).big.length)).toEqual([100, 200]);
     const dead = h.kafka.readAll('dlq');
     expect(dead.map((d) => headerString(d.headers, WEIR_HEADERS.errorClass))).toEqual(['RecordTooLargeError', 'DeserializationError']);
-    expect(headerString(dead[0]!.headers, WEIR_HEADERS.errorMessage)).toMatch(/the output to 'out' is \d+ bytes, over the record size limit of 10000 bytes/);
+    expect(headerString(dead[0]!.headers, WEIR_HEADERS.errorMessage)).toMatch(
+      /the output to 'out' is \d+ bytes, over the record size limit of 10000 bytes/,
+    );
     expect(dead[0]!.value!.toString()).toBe('{"n":20000}');
     expect(dead[1]!.value).toBeNull();
     expect(headerString(dead[1]!.headers, WEIR_HEADERS.omitted)).toBe('value');
@@ -175,9 +197,12 @@ describe('PartitionTask (what user code can do wrong)', () => {
     ['plain text', 'string', 'plain text'],
     [{ code: 42 }, 'Object', '{"code":42}'],
   ])('records what a processor threw that is not an Error: %j', async (thrown, cls, message) => {
-    const h = setup(() => {
-      throw thrown;
-    }, { retry: { maxAttempts: 1 } });
+    const h = setup(
+      () => {
+        throw thrown;
+      },
+      { retry: { maxAttempts: 1 } },
+    );
     await h.produce([{ a: 1 }]);
     await h.drive(h.makeTask());
     const [dead] = h.kafka.readAll('dlq');

@@ -67,7 +67,8 @@ export class PartitionTask {
   constructor(private readonly options: PartitionTaskOptions) {
     const { topology, topic, partition } = options;
     const route = routeOf(topology, topic);
-    if (route === undefined) throw new IllegalStateError(`topic '${topic}' is neither a source nor a retry tier of topology '${topology.applicationId}'`);
+    if (route === undefined)
+      throw new IllegalStateError(`topic '${topic}' is neither a source nor a retry tier of topology '${topology.applicationId}'`);
     this.id = taskId({ topic, partition });
     this.events = new TaskEvents(this.id, options.listener);
     this.topic = topic;
@@ -89,7 +90,8 @@ export class PartitionTask {
     const policy = this.tier === null ? this.sub.processor.dedup : null;
     this.dedupPolicy = policy;
     if (policy !== null) {
-      if (options.dedupStore === undefined) throw new IllegalStateError(`processor '${this.sub.processor.name}' uses dedup but task ${this.id} has no dedup store`);
+      if (options.dedupStore === undefined)
+        throw new IllegalStateError(`processor '${this.sub.processor.name}' uses dedup but task ${this.id} has no dedup store`);
       this.dedup = new DedupGate(options.dedupStore, policy, this.id, options.startOffset);
     }
   }
@@ -153,7 +155,8 @@ export class PartitionTask {
    */
   requestStop(mode: 'stop' | 'close'): void {
     const { kind } = this.state;
-    if (kind === 'running' || kind === 'suspended' || (kind === 'stopping' && mode === 'close')) this.transition({ kind: 'stopping', mode });
+    if (kind === 'running' || kind === 'suspended' || (kind === 'stopping' && mode === 'close'))
+      this.transition({ kind: 'stopping', mode });
   }
 
   /** Runs the task as far as it can go without waiting. See {@link PollResult}. */
@@ -161,7 +164,8 @@ export class PartitionTask {
     if (this.state.kind === 'closed' || this.state.kind === 'fenced') return { kind: 'closed', state: this.state.kind };
     if (this.state.kind === 'stopping') return this.finish(this.state.mode);
     const now = this.options.clock.now();
-    if (this.portRetry !== null && this.portRetry.retryAt > now) return { kind: 'wait', untilMs: this.portRetry.retryAt, reason: 'port-retry' };
+    if (this.portRetry !== null && this.portRetry.retryAt > now)
+      return { kind: 'wait', untilMs: this.portRetry.retryAt, reason: 'port-retry' };
     if (this.dedup && !(await this.dedup.recover(this.events.listener))) return this.portFailed('dedup', this.dedup.lastError);
     if (this.portRetry?.rewrite) {
       const flushed = await this.flush(false);

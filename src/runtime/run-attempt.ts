@@ -73,7 +73,9 @@ export async function runAttempt(input: AttemptInput): Promise<RecordOutcome> {
         return;
       }
       if (typeof output !== 'object' || output === null || !('value' in output)) {
-        throw new TypeError(`ctx.forward() takes { value, key?, headers? } (got ${output === null ? 'null' : typeof output === 'object' ? 'an object without value' : typeof output})`);
+        throw new TypeError(
+          `ctx.forward() takes { value, key?, headers? } (got ${output === null ? 'null' : typeof output === 'object' ? 'an object without value' : typeof output})`,
+        );
       }
       outputs.push(output);
     },
@@ -99,10 +101,14 @@ export async function runAttempt(input: AttemptInput): Promise<RecordOutcome> {
     if (!Array.isArray(routed)) return deadLetterOutcome(failureContext(input), attempt, routed.error);
     for (const output of routed) {
       const bytes = recordBytes(output);
-      if (bytes > input.maxRecordBytes) return deadLetterOutcome(failureContext(input), attempt, new RecordTooLargeError(`the output to '${output.topic}'`, bytes, input.maxRecordBytes));
+      if (bytes > input.maxRecordBytes)
+        return deadLetterOutcome(
+          failureContext(input),
+          attempt,
+          new RecordTooLargeError(`the output to '${output.topic}'`, bytes, input.maxRecordBytes),
+        );
     }
     return { kind: 'success', outputs: routed };
   }
   return decideFailure(failureContext(input), attempt, failure.error, record, processor.classify ?? undefined);
 }
-

@@ -55,5 +55,11 @@ export interface TaskListener {
   onDedupSkipped?(event: { readonly task: string; readonly records: number; readonly error: unknown }): void;
   onClosed?(event: { readonly task: string; readonly state: 'closed' | 'fenced' }): void;
   /** Something in the user's code that weir worked around, e.g. `ctx.forward()` after the attempt ended. */
-  onWarning?(event: { readonly task: string; readonly topic: string; readonly partition: number; readonly offset: number; readonly message: string }): void;
+  onWarning?(event: {
+    readonly task: string;
+    readonly topic: string;
+    readonly partition: number;
+    readonly offset: number;
+    readonly message: string;
+  }): void;
 }

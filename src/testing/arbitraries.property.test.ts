@@ -12,12 +12,20 @@ const RUNS = propertyRuns();
 describe('arbitraries', () => {
   it('generate retry options that compile, and fault schedules that a driver of the same guarantee accepts', () => {
     fc.assert(
-      fc.property(arbitraries.retryOptions(), fc.constantFrom<ProcessingGuarantee>('at_least_once', 'exactly_once'), fc.gen(), (retry, guarantee, gen) => {
-        const builder = topology({ applicationId: 'a', processingGuarantee: guarantee }).source('in').process('p', (r) => r.value, { retry }).branch({ success: sink('out') });
-        expect(() => compile(builder)).not.toThrow();
-        const faults = gen(arbitraries.faultSchedule, { guarantee });
-        expect(() => new TopologyTestDriver(builder, { faults })).not.toThrow();
-      }),
+      fc.property(
+        arbitraries.retryOptions(),
+        fc.constantFrom<ProcessingGuarantee>('at_least_once', 'exactly_once'),
+        fc.gen(),
+        (retry, guarantee, gen) => {
+          const builder = topology({ applicationId: 'a', processingGuarantee: guarantee })
+            .source('in')
+            .process('p', (r) => r.value, { retry })
+            .branch({ success: sink('out') });
+          expect(() => compile(builder)).not.toThrow();
+          const faults = gen(arbitraries.faultSchedule, { guarantee });
+          expect(() => new TopologyTestDriver(builder, { faults })).not.toThrow();
+        },
+      ),
       { numRuns: RUNS },
     );
   });

@@ -38,7 +38,9 @@ function inputs<V>(options: TestInputsOptions<V>, value: fc.Arbitrary<V>): fc.Ar
   const record = fc.record({ key: keyArbitrary(options), value, headers: options.headers ? headersArbitrary : fc.constant(undefined) });
   return fc
     .array(record, { minLength: options.minLength ?? 0, maxLength: options.maxLength ?? 20 })
-    .map((records) => records.map((r) => (r.headers === undefined ? { key: r.key, value: r.value } : { key: r.key, value: r.value, headers: r.headers })));
+    .map((records) =>
+      records.map((r) => (r.headers === undefined ? { key: r.key, value: r.value } : { key: r.key, value: r.value, headers: r.headers })),
+    );
 }
 
 /** Records with keys from a small pool (so per-key order and dedup get exercised) and payloads. */
@@ -58,7 +60,9 @@ export interface FailurePlanOptions {
 function failurePlan(options: FailurePlanOptions = {}): fc.Arbitrary<FailurePlan> {
   const w = { ok: 1, retriable: 3, 'non-retriable': 1, ...options.weights };
   const step = fc.oneof(
-    ...(['ok', 'retriable', 'non-retriable'] as const).filter((r) => w[r] > 0).map((r) => ({ weight: w[r], arbitrary: fc.constant<AttemptResult>(r) })),
+    ...(['ok', 'retriable', 'non-retriable'] as const)
+      .filter((r) => w[r] > 0)
+      .map((r) => ({ weight: w[r], arbitrary: fc.constant<AttemptResult>(r) })),
   );
   return fc.array(step, { maxLength: options.maxLength ?? 6 });
 }
@@ -74,7 +78,11 @@ export interface PlannedInputsOptions<P> extends Omit<TestInputsOptions<unknown>
 function plannedInputs<P = undefined>(options: PlannedInputsOptions<P> = {}): fc.Arbitrary<GeneratedInput<PlannedValue<P>>[]> {
   const value = fc.record({ plan: options.plan ?? failurePlan(), payload: options.payload ?? fc.constant(undefined) });
   return inputs(options, value).map((records) =>
-    records.map((r, i) => ({ ...r, value: r.value.payload === undefined ? { id: `r${i}`, plan: r.value.plan } : { id: `r${i}`, plan: r.value.plan, payload: r.value.payload } })),
+    records.map((r, i) => ({
+      ...r,
+      value:
+        r.value.payload === undefined ? { id: `r${i}`, plan: r.value.plan } : { id: `r${i}`, plan: r.value.plan, payload: r.value.payload },
+    })),
   );
 }
 
@@ -153,7 +161,9 @@ function faultSchedule(options: FaultScheduleOptions): fc.Arbitrary<FaultSchedul
     rebalance: fc.record({ kind: fc.constant('rebalance' as const), atPoll, graceful: fc.boolean() }),
     'dedup-store-down': fc.record({ kind: fc.constant('dedup-store-down' as const), atPoll, forPolls: fc.integer({ min: 1, max: 10 }) }),
   };
-  const kinds = (options.kinds ?? (Object.keys(byKind) as Fault['kind'][])).filter((k) => options.guarantee === 'exactly_once' || (k !== 'abort-transaction' && k !== 'stall'));
+  const kinds = (options.kinds ?? (Object.keys(byKind) as Fault['kind'][])).filter(
+    (k) => options.guarantee === 'exactly_once' || (k !== 'abort-transaction' && k !== 'stall'),
+  );
   if (kinds.length === 0) throw new RangeError(`arbitraries.faultSchedule: no fault kind applies under ${options.guarantee}`);
   return fc.array(fc.oneof(...kinds.map((k) => byKind[k])), { maxLength: options.maxFaults ?? 3 });
 }

@@ -26,7 +26,10 @@ export function requireSettled(driver: TopologyTestDriver, invariant: InvariantN
   const waiting = driver.taskStatus().filter((s) => s.next.kind !== 'idle' && s.next.kind !== 'closed');
   throw new InvariantViolation(
     invariant,
-    waiting.map((s) => `not settled: task ${s.name} ${s.next.kind === 'wait' ? `waits (${s.next.reason}) until ${new Date(s.next.untilMs).toISOString()}` : s.next.kind} — call drain() (or advance time past the last due time) before checking`),
+    waiting.map(
+      (s) =>
+        `not settled: task ${s.name} ${s.next.kind === 'wait' ? `waits (${s.next.reason}) until ${new Date(s.next.untilMs).toISOString()}` : s.next.kind} — call drain() (or advance time past the last due time) before checking`,
+    ),
   );
 }
 
@@ -49,9 +52,14 @@ function checkOutcome(o: InputOutcome, duplicates: 'forbidden' | 'allowed', prob
   const where = (list: readonly { topic: string; partition: number; offset: number }[]) => list.map(coordinates).join(', ');
   if (s > 0 && d > 0) problems.add(`${what} is in the sink (${where(o.sinkOutputs)}) and in the DLQ (${where(o.deadLetters)})`);
   else if (d > 1) problems.add(`${what} was dead-lettered ${d} times: ${where(o.deadLetters)}`);
-  else if (final.outcome === 'success' && s !== final.outputs) problems.add(`${what} has ${s} sink outputs (${where(o.sinkOutputs)}) but its success produced ${final.outputs}: ${s > (final.outputs ?? 0) ? 'duplicated' : 'lost'} output`);
-  else if (final.outcome === 'dead-letter' && (d !== 1 || s > 0)) problems.add(`${what} ended as ${describeEvent(final)} but has ${d} dead letters and ${s} sink outputs`);
-  else if (final.outcome === 'duplicate' && s + d > 0) problems.add(`${what} was skipped as a duplicate but has ${s} sink outputs and ${d} dead letters`);
+  else if (final.outcome === 'success' && s !== final.outputs)
+    problems.add(
+      `${what} has ${s} sink outputs (${where(o.sinkOutputs)}) but its success produced ${final.outputs}: ${s > (final.outputs ?? 0) ? 'duplicated' : 'lost'} output`,
+    );
+  else if (final.outcome === 'dead-letter' && (d !== 1 || s > 0))
+    problems.add(`${what} ended as ${describeEvent(final)} but has ${d} dead letters and ${s} sink outputs`);
+  else if (final.outcome === 'duplicate' && s + d > 0)
+    problems.add(`${what} was skipped as a duplicate but has ${s} sink outputs and ${d} dead letters`);
 }
 
 /**
@@ -77,7 +85,9 @@ export function conservation(driver: TopologyTestDriver, options: ConservationOp
  */
 export function exactlyOnce(driver: TopologyTestDriver): void {
   if (driver.topology.processingGuarantee !== 'exactly_once') {
-    throw new InvariantViolation('exactly-once', [`the topology runs processing.guarantee ${driver.topology.processingGuarantee}; exactly_once holds only under exactly_once`]);
+    throw new InvariantViolation('exactly-once', [
+      `the topology runs processing.guarantee ${driver.topology.processingGuarantee}; exactly_once holds only under exactly_once`,
+    ]);
   }
   requireSettled(driver, 'exactly-once');
   const index = new RunIndex(driver);
@@ -89,9 +99,14 @@ export function exactlyOnce(driver: TopologyTestDriver): void {
       const attempt = copy.headers['weir.attempts'] ?? '?';
       hops.set(attempt, [...(hops.get(attempt) ?? []), coordinates(copy)]);
     }
-    for (const [attempt, copies] of hops) if (copies.length > 1) problems.add(`${describeInput(o.input)}: the retry hop after attempt ${attempt} was written ${copies.length} times: ${copies.join(', ')}`);
+    for (const [attempt, copies] of hops)
+      if (copies.length > 1)
+        problems.add(
+          `${describeInput(o.input)}: the retry hop after attempt ${attempt} was written ${copies.length} times: ${copies.join(', ')}`,
+        );
   }
-  for (const orphan of index.orphanOutputs) problems.add(`output ${coordinates(orphan)} comes from no piped input (its ${TEST_INPUT_HEADER} header is missing or unknown)`);
+  for (const orphan of index.orphanOutputs)
+    problems.add(`output ${coordinates(orphan)} comes from no piped input (its ${TEST_INPUT_HEADER} header is missing or unknown)`);
   problems.throwIfAny();
 }
 
@@ -117,8 +132,13 @@ export function dedup(driver: TopologyTestDriver): void {
     groups.set(k, [...(groups.get(k) ?? []), o]);
   }
   for (const [k, group] of groups) {
-    const decided = group.filter((o) => o.sinkOutputs.length + o.deadLetters.length > 0 || (o.final !== undefined && o.final.outcome !== 'duplicate'));
-    if (decided.length > 1) problems.add(`dedup key ${JSON.stringify(k.split('\u0000')[1])} of processor '${k.split('\u0000')[0]}' has ${decided.length} outcomes: ${decided.map((o) => describeInput(o.input)).join(', ')}`);
+    const decided = group.filter(
+      (o) => o.sinkOutputs.length + o.deadLetters.length > 0 || (o.final !== undefined && o.final.outcome !== 'duplicate'),
+    );
+    if (decided.length > 1)
+      problems.add(
+        `dedup key ${JSON.stringify(k.split('\u0000')[1])} of processor '${k.split('\u0000')[0]}' has ${decided.length} outcomes: ${decided.map((o) => describeInput(o.input)).join(', ')}`,
+      );
   }
   problems.throwIfAny();
 }
@@ -142,12 +162,16 @@ export function followsFailurePlans(driver: TopologyTestDriver, planOf: (input: 
     const final = o.final;
     if (expected.outcome === 'success') {
       if (final?.outcome !== 'success' || final.attempt !== expected.attempts || o.deadLetters.length > 0) {
-        problems.add(`${what} should succeed at attempt ${expected.attempts}, but ${final ? `ended as ${describeEvent(final)}` : 'has no outcome'}${o.deadLetters.length > 0 ? ` and has ${o.deadLetters.length} dead letter(s)` : ''}`);
+        problems.add(
+          `${what} should succeed at attempt ${expected.attempts}, but ${final ? `ended as ${describeEvent(final)}` : 'has no outcome'}${o.deadLetters.length > 0 ? ` and has ${o.deadLetters.length} dead letter(s)` : ''}`,
+        );
       }
     } else {
       const dl = o.deadLetters[o.deadLetters.length - 1];
       if (dl === undefined || dl.attempts !== expected.attempts || dl.errorClass !== expected.errorClass || o.sinkOutputs.length > 0) {
-        problems.add(`${what} should be dead-lettered after ${expected.attempts} attempt(s) with ${expected.errorClass}, but ${dl ? `its dead letter says ${dl.attempts} attempt(s), ${dl.errorClass}` : 'it has no dead letter'}${o.sinkOutputs.length > 0 ? ` and it has ${o.sinkOutputs.length} sink output(s)` : ''}`);
+        problems.add(
+          `${what} should be dead-lettered after ${expected.attempts} attempt(s) with ${expected.errorClass}, but ${dl ? `its dead letter says ${dl.attempts} attempt(s), ${dl.errorClass}` : 'it has no dead letter'}${o.sinkOutputs.length > 0 ? ` and it has ${o.sinkOutputs.length} sink output(s)` : ''}`,
+        );
       }
     }
   }

@@ -62,7 +62,11 @@ export class DriverTask {
     const appId = topology.applicationId;
     const output: TaskOutputPorts =
       topology.processingGuarantee === 'exactly_once'
-        ? { guarantee: 'exactly_once', transactions: kafka.transactionalProducer(`${appId}-${this.topic}-${this.partition}`), offsets: kafka.offsetReader() }
+        ? {
+            guarantee: 'exactly_once',
+            transactions: kafka.transactionalProducer(`${appId}-${this.topic}-${this.partition}`),
+            offsets: kafka.offsetReader(),
+          }
         : { guarantee: 'at_least_once', producer: kafka.producer(), committer: kafka.committer(appId) };
     this.task = new PartitionTask({
       topology,

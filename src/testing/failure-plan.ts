@@ -66,7 +66,9 @@ export function plannedProcessor<P = unknown>(): ProcessorFn<any, any, PlannedRe
   return (record, ctx) => {
     const value = record.value as PlannedValue<P>;
     applyFailurePlan(value.plan, ctx.attempt, `record ${value.id}`);
-    return value.payload === undefined ? { id: value.id, attempt: ctx.attempt } : { id: value.id, attempt: ctx.attempt, payload: value.payload };
+    return value.payload === undefined
+      ? { id: value.id, attempt: ctx.attempt }
+      : { id: value.id, attempt: ctx.attempt, payload: value.payload };
   };
 }
 
@@ -96,6 +98,7 @@ export function expectedOutcome(plan: FailurePlan, retry: RetryOptions | RetryPo
     if (step === 'ok') return { outcome: 'success', attempts: attempt };
     if (step === 'non-retriable') return { outcome: 'dead-letter', attempts: attempt, errorClass: 'PlannedNonRetriableFailure' };
     if (attempt >= policy.maxAttempts) return { outcome: 'dead-letter', attempts: attempt, errorClass: 'PlannedFailure' };
-    if (policy.mode === 'topics' && attempt > policy.maxHops) return { outcome: 'dead-letter', attempts: attempt, errorClass: 'LoopGuardError' };
+    if (policy.mode === 'topics' && attempt > policy.maxHops)
+      return { outcome: 'dead-letter', attempts: attempt, errorClass: 'LoopGuardError' };
   }
 }

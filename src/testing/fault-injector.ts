@@ -28,7 +28,9 @@ export interface ActiveTask {
 }
 
 /** What the driver must do before a poll. */
-export type PollAction = { readonly kind: 'rebalance'; readonly graceful: boolean; readonly fault: Fault } | { readonly kind: 'dedup-store'; readonly down: boolean; readonly fault: Fault };
+export type PollAction =
+  | { readonly kind: 'rebalance'; readonly graceful: boolean; readonly fault: Fault }
+  | { readonly kind: 'dedup-store'; readonly down: boolean; readonly fault: Fault };
 
 interface Armed {
   readonly fault: Fault;
@@ -39,7 +41,8 @@ interface Armed {
 }
 
 function checkCount(index: number, fault: Fault, field: string, value: number, min: number): void {
-  if (!Number.isInteger(value) || value < min) throw new RangeError(`fault ${index} (${fault.kind}): ${field} must be an integer ≥ ${min} (got ${value})`);
+  if (!Number.isInteger(value) || value < min)
+    throw new RangeError(`fault ${index} (${fault.kind}): ${field} must be an integer ≥ ${min} (got ${value})`);
 }
 
 /**
@@ -73,14 +76,18 @@ export class FaultInjector {
         case 'stall':
         case 'broker-error': {
           checkCount(index, fault, 'nth', fault.nth, 1);
-          if (fault.kind === 'stall' && this.guarantee !== 'exactly_once') throw new RangeError(`fault ${index} (stall) needs processing.guarantee exactly_once (this topology runs ${this.guarantee})`);
+          if (fault.kind === 'stall' && this.guarantee !== 'exactly_once')
+            throw new RangeError(`fault ${index} (stall) needs processing.guarantee exactly_once (this topology runs ${this.guarantee})`);
           const step = brokerStepOf(fault.point, this.guarantee);
           this.armed.push({ fault, step, action: fault.kind === 'broker-error' ? 'fail' : fault.kind, nth: fault.nth, seen: 0 });
           break;
         }
         case 'abort-transaction':
           checkCount(index, fault, 'nth', fault.nth, 1);
-          if (this.guarantee !== 'exactly_once') throw new RangeError(`fault ${index} (abort-transaction) needs processing.guarantee exactly_once (this topology runs ${this.guarantee})`);
+          if (this.guarantee !== 'exactly_once')
+            throw new RangeError(
+              `fault ${index} (abort-transaction) needs processing.guarantee exactly_once (this topology runs ${this.guarantee})`,
+            );
           this.armed.push({ fault, step: { operation: 'txn-send-offsets', phase: 'before' }, action: 'fail', nth: fault.nth, seen: 0 });
           break;
         case 'rebalance':
@@ -102,7 +109,7 @@ export class FaultInjector {
   /** The actions due before poll `poll` (1-based), in schedule order; each is returned once. */
   takeActions(poll: number): PollAction[] {
     const due: PollAction[] = [];
-    for (let i = 0; i < this.actions.length; ) {
+    for (let i = 0; i < this.actions.length;) {
       const entry = this.actions[i]!;
       if (entry.atPoll <= poll) {
         due.push(entry.action);
@@ -125,7 +132,7 @@ export class FaultInjector {
     const task = this.active();
     if (task === undefined) return;
     let failure: Armed | undefined;
-    for (let i = 0; i < this.armed.length; ) {
+    for (let i = 0; i < this.armed.length;) {
       const armed = this.armed[i]!;
       if (armed.step.operation !== operation || armed.step.phase !== phase || ++armed.seen < armed.nth) {
         i++;

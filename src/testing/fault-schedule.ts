@@ -15,7 +15,13 @@ import type { BrokerOperation } from './in-memory-kafka.js';
 export type FaultPoint = 'before-produce' | 'after-produce' | 'mid-transaction' | 'before-commit' | 'after-commit';
 
 /** Every {@link FaultPoint}. */
-export const FAULT_POINTS: readonly FaultPoint[] = Object.freeze(['before-produce', 'after-produce', 'mid-transaction', 'before-commit', 'after-commit']);
+export const FAULT_POINTS: readonly FaultPoint[] = Object.freeze([
+  'before-produce',
+  'after-produce',
+  'mid-transaction',
+  'before-commit',
+  'after-commit',
+]);
 
 /**
  * One fault for the TopologyTestDriver. `nth` counts (1-based) how many times any task
@@ -76,7 +82,8 @@ const EXACTLY_ONCE: Readonly<Record<FaultPoint, BrokerStep>> = {
  */
 export function brokerStepOf(point: FaultPoint, guarantee: ProcessingGuarantee): BrokerStep {
   const step = guarantee === 'exactly_once' ? EXACTLY_ONCE[point] : AT_LEAST_ONCE[point];
-  if (step === undefined) throw new RangeError(`fault point '${point}' needs processing.guarantee exactly_once (this topology runs ${guarantee})`);
+  if (step === undefined)
+    throw new RangeError(`fault point '${point}' needs processing.guarantee exactly_once (this topology runs ${guarantee})`);
   return step;
 }
 

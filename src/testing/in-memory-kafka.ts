@@ -11,7 +11,11 @@ export type BrokerOperation = 'produce' | 'commit' | 'txn-begin' | 'txn-send' | 
  * nothing happens; after: it happened, the caller sees an error), or return a promise that
  * never settles to freeze the caller, as a crashed process would be.
  */
-export type BrokerFaultHook = (operation: BrokerOperation, phase: 'before' | 'after', detail: { readonly producer?: string }) => void | Promise<void>;
+export type BrokerFaultHook = (
+  operation: BrokerOperation,
+  phase: 'before' | 'after',
+  detail: { readonly producer?: string },
+) => void | Promise<void>;
 
 interface Txn {
   state: 'open' | 'committed' | 'aborted';
@@ -46,7 +50,11 @@ export class InMemoryKafka {
 
   /** Creates a topic; a no-op when it exists. */
   createTopic(topic: string, partitions = 1): void {
-    if (!this.topics.has(topic)) this.topics.set(topic, Array.from({ length: partitions }, () => []));
+    if (!this.topics.has(topic))
+      this.topics.set(
+        topic,
+        Array.from({ length: partitions }, () => []),
+      );
   }
 
   hasTopic(topic: string): boolean {
@@ -69,7 +77,13 @@ export class InMemoryKafka {
    *
    * @returns the records and the offset to read next
    */
-  read(topic: string, partition: number, fromOffset: number, maxRecords = Infinity, isolation: 'read_committed' | 'read_uncommitted' = 'read_committed'): { records: InputRecord[]; nextOffset: number } {
+  read(
+    topic: string,
+    partition: number,
+    fromOffset: number,
+    maxRecords = Infinity,
+    isolation: 'read_committed' | 'read_uncommitted' = 'read_committed',
+  ): { records: InputRecord[]; nextOffset: number } {
     const log = this.partitionLog(topic, partition);
     const records: InputRecord[] = [];
     let next = fromOffset;
@@ -208,8 +222,7 @@ export class InMemoryKafka {
 
   private append(record: OutputRecord, txn: Txn | null): void {
     const log = this.log(record.topic);
-    const partition =
-      record.partition ?? (record.key === null ? this.roundRobin++ % log.length : murmur2Partition(record.key, log.length));
+    const partition = record.partition ?? (record.key === null ? this.roundRobin++ % log.length : murmur2Partition(record.key, log.length));
     const partitionLog = log[partition];
     if (partitionLog === undefined) throw new TestDriverError(`topic '${record.topic}' has no partition ${partition}`);
     partitionLog.push({ offset: partitionLog.length, record, timestamp: record.timestamp ?? this.clock.now(), txn });

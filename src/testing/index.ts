@@ -33,7 +33,14 @@ export type { FiredFault } from './fault-injector.js';
 export { applyFailurePlan, plannedProcessor, expectedOutcome, PlannedFailure, PlannedNonRetriableFailure } from './failure-plan.js';
 export type { AttemptResult, FailurePlan, PlannedValue, PlannedResult, ExpectedOutcome } from './failure-plan.js';
 export { arbitraries } from './arbitraries.js';
-export type { GeneratedInput, TestInputsOptions, FailurePlanOptions, PlannedInputsOptions, RetryOptionsArbitraryOptions, FaultScheduleOptions } from './arbitraries.js';
+export type {
+  GeneratedInput,
+  TestInputsOptions,
+  FailurePlanOptions,
+  PlannedInputsOptions,
+  RetryOptionsArbitraryOptions,
+  FaultScheduleOptions,
+} from './arbitraries.js';
 export { invariants } from './invariants.js';
 export type { AllInvariantsOptions } from './invariants.js';
 export type { ConservationOptions } from './delivery-invariants.js';

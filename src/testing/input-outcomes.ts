@@ -3,7 +3,15 @@ import { recordOrigin } from '../record/record-origin.js';
 import type { InputRecord } from '../record/record-types.js';
 import type { Subtopology } from '../topology/compiled-topology.js';
 import type { DriverRecordEvent } from './driver-history.js';
-import { TEST_INPUT_HEADER, coordinates, toDeadLetter, toTestOutput, type DeadLetter, type PipedInput, type TestOutput } from './test-records.js';
+import {
+  TEST_INPUT_HEADER,
+  coordinates,
+  toDeadLetter,
+  toTestOutput,
+  type DeadLetter,
+  type PipedInput,
+  type TestOutput,
+} from './test-records.js';
 import type { TopologyTestDriver } from './topology-test-driver.js';
 
 /** Where one piped input ended up, read from the in-memory broker and the driver's history. */
@@ -38,7 +46,10 @@ export class RunIndex {
   constructor(private readonly driver: TopologyTestDriver) {
     const byCoords = new Map<string, PipedInput>();
     for (const input of driver.inputs) byCoords.set(key(input.topic, input.partition, input.offset), input);
-    const slots = new Map<number, { events: DriverRecordEvent[]; sinkOutputs: TestOutput[]; deadLetters: DeadLetter[]; tierCopies: TestOutput[] }>();
+    const slots = new Map<
+      number,
+      { events: DriverRecordEvent[]; sinkOutputs: TestOutput[]; deadLetters: DeadLetter[]; tierCopies: TestOutput[] }
+    >();
     const slot = (input: PipedInput | undefined) => {
       if (input === undefined) return undefined;
       let s = slots.get(input.id);
@@ -83,7 +94,11 @@ export class RunIndex {
   /** The stored record at a position (any isolation), cached. */
   storedRecord(topic: string, partition: number, offset: number): InputRecord | undefined {
     const k = key(topic, partition, offset);
-    if (!this.stored.has(k)) this.stored.set(k, this.driver.kafka.read(topic, partition, offset, 1, 'read_uncommitted').records.find((r) => r.offset === offset));
+    if (!this.stored.has(k))
+      this.stored.set(
+        k,
+        this.driver.kafka.read(topic, partition, offset, 1, 'read_uncommitted').records.find((r) => r.offset === offset),
+      );
     return this.stored.get(k);
   }
 

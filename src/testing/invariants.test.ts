@@ -8,7 +8,10 @@ import { TopologyTestDriver } from './topology-test-driver.js';
 
 function driverFor(fn: ProcessorFn<any, any, any>, options: ProcessOptions = {}, guarantee: ProcessingGuarantee = 'at_least_once') {
   return new TopologyTestDriver(
-    topology({ applicationId: 'app', processingGuarantee: guarantee, commitIntervalMs: 100 }).source('in', 'json').process('p', fn, options).branch({ success: sink('out'), dlq: sink('dlq') }),
+    topology({ applicationId: 'app', processingGuarantee: guarantee, commitIntervalMs: 100 })
+      .source('in', 'json')
+      .process('p', fn, options)
+      .branch({ success: sink('out'), dlq: sink('dlq') }),
   );
 }
 
@@ -30,7 +33,10 @@ const violation = (fn: () => void) => {
 describe('invariants', () => {
   it('hold on a clean run', async () => {
     const driver = driverFor(plannedProcessor(), { retry: { maxAttempts: 3, backoff: { initialMs: 10, jitter: 'full' } } }, 'exactly_once');
-    await driver.pipeInput('in', [{ key: 'a', value: { id: 'a', plan: ['retriable'] } }, { key: 'a', value: { id: 'b', plan: ['non-retriable'] } }]);
+    await driver.pipeInput('in', [
+      { key: 'a', value: { id: 'a', plan: ['retriable'] } },
+      { key: 'a', value: { id: 'b', plan: ['non-retriable'] } },
+    ]);
     await driver.drain();
     expect(() => invariants.all(driver, { planOf: (i) => (i.value as PlannedValue).plan })).not.toThrow();
   });
@@ -38,12 +44,16 @@ describe('invariants', () => {
   it('conservation: refuses an unsettled run, and names a duplicated input', async () => {
     const driver = driverFor(plannedProcessor(), { retry: { maxAttempts: 3, backoff: { initialMs: 1_000, jitter: 'none' } } });
     await driver.pipeInput('in', { key: 'a', value: { id: 'a', plan: ['retriable'] } });
-    expect(violation(() => invariants.conservation(driver))).toMatch(/not settled: task in-0#1 waits \(backoff\) until 2024-01-01T00:00:01.000Z — call drain\(\)/);
+    expect(violation(() => invariants.conservation(driver))).toMatch(
+      /not settled: task in-0#1 waits \(backoff\) until 2024-01-01T00:00:01.000Z — call drain\(\)/,
+    );
     const dup = driverFor((r) => r.value);
     dup.crashAt('after-produce');
     await dup.pipeInput('in', { key: 'k1', value: { n: 1 } });
     await dup.drain();
-    expect(violation(() => invariants.conservation(dup))).toContain('input #0 (in/0@0, key "k1") has 2 sink outputs (out/0@0, out/0@1) but its success produced 1: duplicated output');
+    expect(violation(() => invariants.conservation(dup))).toContain(
+      'input #0 (in/0@0, key "k1") has 2 sink outputs (out/0@0, out/0@1) but its success produced 1: duplicated output',
+    );
     expect(() => invariants.conservation(dup, { duplicates: 'allowed' })).not.toThrow();
   });
 
@@ -51,33 +61,62 @@ describe('invariants', () => {
     const driver = driverFor((r, ctx) => ctx.forward({ value: r.value, headers: { [TEST_INPUT_HEADER]: 'gone' } }), {}, 'exactly_once');
     await driver.pipeInput('in', { key: 'k1', value: { n: 1 } });
     await driver.drain();
-    expect(violation(() => invariants.conservation(driver))).toContain('input #0 (in/0@0, key "k1") was lost: it ended as success at attempt 1 of in/0@0 in in-0#1');
+    expect(violation(() => invariants.conservation(driver))).toContain(
+      'input #0 (in/0@0, key "k1") was lost: it ended as success at attempt 1 of in/0@0 in in-0#1',
+    );
     expect(violation(() => invariants.exactlyOnce(driver))).toContain('output out/0@0 comes from no piped input');
-    expect(violation(() => invariants.exactlyOnce(driverFor((r) => r.value)))).toContain('the topology runs processing.guarantee at_least_once');
+    expect(violation(() => invariants.exactlyOnce(driverFor((r) => r.value)))).toContain(
+      'the topology runs processing.guarantee at_least_once',
+    );
   });
 
   it('attempt bound: names a dead letter over maxAttempts', async () => {
     const driver = driverFor((r) => r.value, { retry: { maxAttempts: 2 } });
-    await tamper(driver, 'dlq', { [WEIR_HEADERS.attempts]: '7', [WEIR_HEADERS.originalTopic]: 'in', [WEIR_HEADERS.originalPartition]: '0', [WEIR_HEADERS.originalOffset]: '9' });
-    expect(violation(() => invariants.attemptBound(driver))).toContain('dead letter dlq/0@0 (from in/0@9) says weir.attempts 7 > maxAttempts 2');
+    await tamper(driver, 'dlq', {
+      [WEIR_HEADERS.attempts]: '7',
+      [WEIR_HEADERS.originalTopic]: 'in',
+      [WEIR_HEADERS.originalPartition]: '0',
+      [WEIR_HEADERS.originalOffset]: '9',
+    });
+    expect(violation(() => invariants.attemptBound(driver))).toContain(
+      'dead letter dlq/0@0 (from in/0@9) says weir.attempts 7 > maxAttempts 2',
+    );
   });
 
   it('delays: names a retry-tier copy whose delay is out of the policy bounds', async () => {
-    const driver = driverFor((r) => r.value, { retry: { mode: 'topics', maxAttempts: 3, backoff: { initialMs: 1_000, multiplier: 2, jitter: 'equal' } } });
-    await tamper(driver, 'app.p.retry.0', { [WEIR_HEADERS.attempts]: '1', [WEIR_HEADERS.lastFailureMs]: '1000', [WEIR_HEADERS.retryDueMs]: '1300' });
-    expect(violation(() => invariants.delaysWithinPolicy(driver))).toContain("retry-tier copy app.p.retry.0/0@0 (after attempt 1): delay 300 ms is outside [500, 1000] ms (retry 0, jitter 'equal')");
+    const driver = driverFor((r) => r.value, {
+      retry: { mode: 'topics', maxAttempts: 3, backoff: { initialMs: 1_000, multiplier: 2, jitter: 'equal' } },
+    });
+    await tamper(driver, 'app.p.retry.0', {
+      [WEIR_HEADERS.attempts]: '1',
+      [WEIR_HEADERS.lastFailureMs]: '1000',
+      [WEIR_HEADERS.retryDueMs]: '1300',
+    });
+    expect(violation(() => invariants.delaysWithinPolicy(driver))).toContain(
+      "retry-tier copy app.p.retry.0/0@0 (after attempt 1): delay 300 ms is outside [500, 1000] ms (retry 0, jitter 'equal')",
+    );
   });
 
   it('order: names inputs whose outputs overtook each other', async () => {
     const driver = driverFor((r) => ((r.value as { skip?: boolean }).skip ? undefined : r.value));
-    await driver.pipeInput('in', [{ key: 'k', value: { n: 0, skip: true } }, { key: 'k', value: { n: 1 } }]);
+    await driver.pipeInput('in', [
+      { key: 'k', value: { n: 0, skip: true } },
+      { key: 'k', value: { n: 1 } },
+    ]);
     await tamper(driver, 'out', { [TEST_INPUT_HEADER]: '0' }); // input #0's output, late
     await driver.drain();
-    expect(violation(() => invariants.perKeyOrder(driver))).toContain('input #0 (in/0@0, key "k") reached out/0@1 after input #1 (in/0@1, key "k") reached out/0@0: per-key order broken');
+    expect(violation(() => invariants.perKeyOrder(driver))).toContain(
+      'input #0 (in/0@0, key "k") reached out/0@1 after input #1 (in/0@1, key "k") reached out/0@0: per-key order broken',
+    );
   });
 
   it('dedup: names a dedup key with two outcomes (the store was down under skip-dedup)', async () => {
-    const dedup = { key: (r: { value: unknown }) => (r.value as { id: string }).id, ttlMs: 60_000, store: 'memory' as const, onStoreError: 'skip-dedup' as const };
+    const dedup = {
+      key: (r: { value: unknown }) => (r.value as { id: string }).id,
+      ttlMs: 60_000,
+      store: 'memory' as const,
+      onStoreError: 'skip-dedup' as const,
+    };
     const driver = driverFor((r) => r.value, { dedup });
     await driver.pipeInput('in', { key: 'a', value: { id: 'x' } });
     await driver.advanceTime(1_000);
@@ -85,7 +124,9 @@ describe('invariants', () => {
     await driver.pipeInput('in', { key: 'a', value: { id: 'x' } });
     driver.setDedupStoreDown(false);
     await driver.drain();
-    expect(violation(() => invariants.dedup(driver))).toContain(`dedup key "x" of processor 'p' has 2 outcomes: input #0 (in/0@0, key "a"), input #1 (in/0@1, key "a")`);
+    expect(violation(() => invariants.dedup(driver))).toContain(
+      `dedup key "x" of processor 'p' has 2 outcomes: input #0 (in/0@0, key "a"), input #1 (in/0@1, key "a")`,
+    );
   });
 
   it('headers: names a copy with a repeated header or an unknown weir header', async () => {

@@ -8,7 +8,8 @@ import { TEST_INPUT_HEADER, coordinates, describeInput, toTestOutput, type Piped
 import type { TopologyTestDriver } from './topology-test-driver.js';
 import { taskId } from '../record/task-id.js';
 
-const policyOf = (driver: TopologyTestDriver, topic: string): RetryPolicy | undefined => driver.catalog.get(topic)?.subtopology.processor.retry;
+const policyOf = (driver: TopologyTestDriver, topic: string): RetryPolicy | undefined =>
+  driver.catalog.get(topic)?.subtopology.processor.retry;
 
 /**
  * Attempt bound: no record is attempted more than its processor's `retry.maxAttempts` times —
@@ -24,7 +25,10 @@ export function attemptBound(driver: TopologyTestDriver): void {
   }
   for (const dl of driver.deadLetters({ isolation: 'read_uncommitted' })) {
     const max = policyOf(driver, dl.original.topic)?.maxAttempts;
-    if (max !== undefined && !(dl.attempts <= max)) problems.add(`dead letter ${coordinates(dl)} (from ${coordinates(dl.original)}) says weir.attempts ${dl.attempts} > maxAttempts ${max}`);
+    if (max !== undefined && !(dl.attempts <= max))
+      problems.add(
+        `dead letter ${coordinates(dl)} (from ${coordinates(dl.original)}) says weir.attempts ${dl.attempts} > maxAttempts ${max}`,
+      );
   }
   problems.throwIfAny();
 }
@@ -36,7 +40,9 @@ function delayProblem(policy: RetryPolicy, attempt: number, delayMs: number): st
     return delayMs === fixed ? undefined : `delay ${delayMs} ms is not tier ${tierIndexForRetry(policy, retryIndex)}'s fixed ${fixed} ms`;
   }
   const { min, max } = backoffDelayBounds(policy.backoff, retryIndex);
-  return delayMs >= min && delayMs <= max ? undefined : `delay ${delayMs} ms is outside [${min}, ${max}] ms (retry ${retryIndex}, jitter '${policy.backoff.jitter}')`;
+  return delayMs >= min && delayMs <= max
+    ? undefined
+    : `delay ${delayMs} ms is outside [${min}, ${max}] ms (retry ${retryIndex}, jitter '${policy.backoff.jitter}')`;
 }
 
 /**
@@ -63,13 +69,17 @@ export function delaysWithinPolicy(driver: TopologyTestDriver): void {
         // The record's next event in this task incarnation; a re-run after an aborted
         // transaction starts again at attempt 1 (and is not a retry).
         const next = events.slice(i + 1).find((e) => e.instance === event.instance && e.offset === event.offset);
-        if (next && next.attempt === event.attempt + 1 && next.atMs < event.atMs + event.delayMs) problems.add(`${describeEvent(next)} came ${event.atMs + event.delayMs - next.atMs} ms before its backoff of ${event.delayMs} ms was over`);
+        if (next && next.attempt === event.attempt + 1 && next.atMs < event.atMs + event.delayMs)
+          problems.add(
+            `${describeEvent(next)} came ${event.atMs + event.delayMs - next.atMs} ms before its backoff of ${event.delayMs} ms was over`,
+          );
       }
     }
     if (driver.catalog.get(event.topic)?.role === 'retry-tier') {
       const stored = index.storedRecord(event.topic, event.partition, event.offset);
       const due = stored && headerNumber(stored.headers, WEIR_HEADERS.retryDueMs);
-      if (due !== undefined && event.atMs < due) problems.add(`${describeEvent(event)} is ${due - event.atMs} ms before the record's due time ${new Date(due).toISOString()}`);
+      if (due !== undefined && event.atMs < due)
+        problems.add(`${describeEvent(event)} is ${due - event.atMs} ms before the record's due time ${new Date(due).toISOString()}`);
     }
   });
   for (const info of driver.catalog.withRole('retry-tier')) {
@@ -79,7 +89,9 @@ export function delaysWithinPolicy(driver: TopologyTestDriver): void {
       const failed = numberHeader(copy, WEIR_HEADERS.lastFailureMs);
       const attempts = numberHeader(copy, WEIR_HEADERS.attempts);
       if (due === undefined || failed === undefined || attempts === undefined) {
-        problems.add(`retry-tier copy ${coordinates(copy)} lacks ${WEIR_HEADERS.retryDueMs}, ${WEIR_HEADERS.lastFailureMs} or ${WEIR_HEADERS.attempts}`);
+        problems.add(
+          `retry-tier copy ${coordinates(copy)} lacks ${WEIR_HEADERS.retryDueMs}, ${WEIR_HEADERS.lastFailureMs} or ${WEIR_HEADERS.attempts}`,
+        );
         continue;
       }
       const problem = delayProblem(policy, attempts, due - failed);
@@ -115,7 +127,10 @@ export function perKeyOrder(driver: TopologyTestDriver): void {
   const restarts = (input: PipedInput): number => {
     if (exactlyOnce) return 0;
     const task = taskId(input);
-    return history.restarts.filter((r) => r.task === task).length + history.portErrors.filter((e) => e.task === task && e.port === 'produce').length;
+    return (
+      history.restarts.filter((r) => r.task === task).length +
+      history.portErrors.filter((e) => e.task === task && e.port === 'produce').length
+    );
   };
   for (const info of driver.catalog.withRole('sink')) {
     if (info.subtopology.processor.retry.mode !== 'blocking') continue;
@@ -130,7 +145,9 @@ export function perKeyOrder(driver: TopologyTestDriver): void {
         stretches++;
         if (stretches > restarts(input) + 1) {
           const why = exactlyOnce ? 'under exactly_once' : `its task restarted or re-sent only ${restarts(input)} time(s)`;
-          problems.add(`${describeInput(input)} reached ${coordinates(output)} after ${describeInput(before.input)} reached ${coordinates(before.output)}: per-key order broken (${why})`);
+          problems.add(
+            `${describeInput(input)} reached ${coordinates(output)} after ${describeInput(before.input)} reached ${coordinates(before.output)}: per-key order broken (${why})`,
+          );
         }
       }
       last.set(k, { input, output, stretches });
@@ -152,7 +169,9 @@ const WEIR_HEADER_BUDGET_BYTES = 2_048 + RETRY_PATH_KEEP * 250;
  */
 export function headersBounded(driver: TopologyTestDriver): void {
   const problems = new ProblemList('headers');
-  const copies = [...driver.catalog.withRole('dead-letter'), ...driver.catalog.withRole('retry-tier')].flatMap((info) => driver.kafka.readAll(info.topic, 'read_uncommitted').map((r) => toTestOutput(r, undefined)));
+  const copies = [...driver.catalog.withRole('dead-letter'), ...driver.catalog.withRole('retry-tier')].flatMap((info) =>
+    driver.kafka.readAll(info.topic, 'read_uncommitted').map((r) => toTestOutput(r, undefined)),
+  );
   for (const copy of copies) {
     const where = `${coordinates(copy)}${copy.input !== undefined ? ` (input #${copy.input})` : ''}`;
     const input = copy.input === undefined ? undefined : driver.inputs[copy.input];
@@ -162,17 +181,21 @@ export function headersBounded(driver: TopologyTestDriver): void {
       if (!name.startsWith(WEIR_HEADER_PREFIX)) continue;
       if (!KNOWN_WEIR_HEADERS.has(name)) problems.add(`${where}: unknown weir header '${name}'`);
       const bytes = Buffer.byteLength(value);
-      if ((name === WEIR_HEADERS.errorMessage || name === WEIR_HEADERS.errorStack) && bytes > ERROR_TEXT_CAP_BYTES) problems.add(`${where}: '${name}' is ${bytes} bytes, over the ${ERROR_TEXT_CAP_BYTES}-byte cap`);
+      if ((name === WEIR_HEADERS.errorMessage || name === WEIR_HEADERS.errorStack) && bytes > ERROR_TEXT_CAP_BYTES)
+        problems.add(`${where}: '${name}' is ${bytes} bytes, over the ${ERROR_TEXT_CAP_BYTES}-byte cap`);
       else if (name !== WEIR_HEADERS.errorMessage && name !== WEIR_HEADERS.errorStack) weirBytes += Buffer.byteLength(name) + bytes;
     }
     const path = copy.headers[WEIR_HEADERS.retryPath];
-    if (path !== undefined && path.split('>').length > RETRY_PATH_KEEP) problems.add(`${where}: '${WEIR_HEADERS.retryPath}' has ${path.split('>').length} hops, more than ${RETRY_PATH_KEEP}`);
-    if (weirBytes > WEIR_HEADER_BUDGET_BYTES) problems.add(`${where}: weir headers take ${weirBytes} bytes, over ${WEIR_HEADER_BUDGET_BYTES}`);
+    if (path !== undefined && path.split('>').length > RETRY_PATH_KEEP)
+      problems.add(`${where}: '${WEIR_HEADERS.retryPath}' has ${path.split('>').length} hops, more than ${RETRY_PATH_KEEP}`);
+    if (weirBytes > WEIR_HEADER_BUDGET_BYTES)
+      problems.add(`${where}: weir headers take ${weirBytes} bytes, over ${WEIR_HEADER_BUDGET_BYTES}`);
     if (input !== undefined) {
       const own = Object.keys(copy.headers).filter((n) => !n.startsWith(WEIR_HEADER_PREFIX) && n !== TEST_INPUT_HEADER);
       const changed = own.filter((n) => copy.headers[n] !== input.headers[n]);
       const missing = Object.keys(input.headers).filter((n) => !n.startsWith(WEIR_HEADER_PREFIX) && copy.headers[n] === undefined);
-      if (changed.length + missing.length > 0) problems.add(`${where}: the input's own headers changed (${[...changed, ...missing].map((n) => `'${n}'`).join(', ')})`);
+      if (changed.length + missing.length > 0)
+        problems.add(`${where}: the input's own headers changed (${[...changed, ...missing].map((n) => `'${n}'`).join(', ')})`);
     }
   }
   problems.throwIfAny();

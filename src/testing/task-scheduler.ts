@@ -63,12 +63,15 @@ export class TaskScheduler {
 
   /** Polls every runnable task, round after round, until none is runnable at the current time. */
   async run(): Promise<void> {
-    for (let polls = 0; ; ) {
+    for (let polls = 0; ;) {
       let progressed = false;
       for (const t of this.tasks.values()) {
         const fresh = t.fetch();
         if (!t.runnable(fresh)) continue;
-        if (++polls > MAX_POLLS_PER_RUN) throw new TestDriverError(`TopologyTestDriver: tasks did not settle after ${MAX_POLLS_PER_RUN} polls at ${this.clock.now()} (livelock?): ${this.describeWaits()}`);
+        if (++polls > MAX_POLLS_PER_RUN)
+          throw new TestDriverError(
+            `TopologyTestDriver: tasks did not settle after ${MAX_POLLS_PER_RUN} polls at ${this.clock.now()} (livelock?): ${this.describeWaits()}`,
+          );
         this.polls++;
         for (const action of this.takeActions(this.polls)) await this.applyAction(action);
         await this.pollOnce(t, true);
@@ -120,7 +123,8 @@ export class TaskScheduler {
     for (;;) {
       const next = this.nextWakeUp();
       if (next === undefined) return;
-      if (next > deadline) throw new TestDriverError(`drain: tasks did not settle within ${budget} of virtual time: ${this.describeWaits()}`);
+      if (next > deadline)
+        throw new TestDriverError(`drain: tasks did not settle within ${budget} of virtual time: ${this.describeWaits()}`);
       this.clock.set(Math.max(next, this.clock.now()));
       await this.run();
     }
@@ -161,13 +165,28 @@ export class TaskScheduler {
   }
 
   status(): DriverTaskStatus[] {
-    return [...this.tasks.values()].map((t) => ({ name: t.name, topic: t.topic, partition: t.partition, next: t.next, buffered: t.task.buffered, committedOffset: t.task.committedOffset }));
+    return [...this.tasks.values()].map((t) => ({
+      name: t.name,
+      topic: t.topic,
+      partition: t.partition,
+      next: t.next,
+      buffered: t.task.buffered,
+      committedOffset: t.task.committedOffset,
+    }));
   }
 
   /** `orders-0#2 waits (backoff) until …; …`, for error messages. */
   describeWaits(): string {
     const waiting = this.status().filter((s) => s.next.kind !== 'idle' && s.next.kind !== 'closed');
-    return waiting.map((s) => (s.next.kind === 'wait' ? `${s.name} waits (${s.next.reason}) until ${new Date(s.next.untilMs).toISOString()}` : `${s.name} ${s.next.kind}`)).join('; ') || 'no task waits';
+    return (
+      waiting
+        .map((s) =>
+          s.next.kind === 'wait'
+            ? `${s.name} waits (${s.next.reason}) until ${new Date(s.next.untilMs).toISOString()}`
+            : `${s.name} ${s.next.kind}`,
+        )
+        .join('; ') || 'no task waits'
+    );
   }
 
   /**

@@ -90,14 +90,21 @@ export interface TopicSerdes {
  *
  * @throws Error naming the topic, the record index and the serde when serialization fails
  */
-export function serializeInput(topic: string, index: number, input: TestInput, serdes: TopicSerdes): { key: Buffer | null; value: Buffer | null } {
+export function serializeInput(
+  topic: string,
+  index: number,
+  input: TestInput,
+  serdes: TopicSerdes,
+): { key: Buffer | null; value: Buffer | null } {
   const encode = (part: 'key' | 'value', serde: Serde<any>, value: unknown): Buffer | null => {
     if (value === undefined || value === null) return null;
     if (Buffer.isBuffer(value)) return value;
     try {
       return serde.serialize(value);
     } catch (error) {
-      throw new TestDriverError(`pipeInput('${topic}') record ${index}: cannot serialize the ${part} with serde '${serde.name}': ${error instanceof Error ? error.message : String(error)}`);
+      throw new TestDriverError(
+        `pipeInput('${topic}') record ${index}: cannot serialize the ${part} with serde '${serde.name}': ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   };
   return { key: encode('key', serdes.key, input.key), value: encode('value', serdes.value, input.value) };

@@ -31,26 +31,44 @@ export class TopicCatalog {
   constructor(topology: CompiledTopology, partitions: number | Readonly<Record<string, number>> = 1) {
     const sources = topology.subtopologies.toArray();
     const countOf = (topic: string): number => {
-      const n = typeof partitions === 'number' ? partitions : partitions[topic] ?? 1;
-      if (!Number.isInteger(n) || n < 1) throw new RangeError(`TopologyTestDriver: partitions of '${topic}' must be an integer ≥ 1 (got ${n})`);
+      const n = typeof partitions === 'number' ? partitions : (partitions[topic] ?? 1);
+      if (!Number.isInteger(n) || n < 1)
+        throw new RangeError(`TopologyTestDriver: partitions of '${topic}' must be an integer ≥ 1 (got ${n})`);
       return n;
     };
     if (typeof partitions === 'object') {
       for (const topic of Object.keys(partitions)) {
-        if (!sources.some((s) => s.source.topic === topic)) throw new RangeError(`TopologyTestDriver: partitions given for '${topic}', which is not a source topic (sources: ${sources.map((s) => s.source.topic).join(', ')})`);
+        if (!sources.some((s) => s.source.topic === topic))
+          throw new RangeError(
+            `TopologyTestDriver: partitions given for '${topic}', which is not a source topic (sources: ${sources.map((s) => s.source.topic).join(', ')})`,
+          );
       }
     }
     for (const sub of sources) {
       const n = countOf(sub.source.topic);
       const sourceSerdes = { key: sub.source.keySerde, value: sub.source.valueSerde };
       this.add({ topic: sub.source.topic, role: 'source', partitions: n, serdes: sourceSerdes, subtopology: sub });
-      for (const tier of sub.retryTiers) this.add({ topic: tier.topic, role: 'retry-tier', partitions: n, serdes: sourceSerdes, subtopology: sub });
+      for (const tier of sub.retryTiers)
+        this.add({ topic: tier.topic, role: 'retry-tier', partitions: n, serdes: sourceSerdes, subtopology: sub });
     }
     for (const sub of sources) {
       const n = countOf(sub.source.topic);
       const sourceSerdes = { key: sub.source.keySerde, value: sub.source.valueSerde };
-      for (const s of sub.sinks) this.add({ topic: s.topic, role: 'sink', partitions: s.partitions ?? n, serdes: { key: s.keySerde, value: s.valueSerde }, subtopology: sub });
-      this.add({ topic: sub.deadLetter.topic, role: 'dead-letter', partitions: sub.deadLetter.partitions ?? n, serdes: sourceSerdes, subtopology: sub });
+      for (const s of sub.sinks)
+        this.add({
+          topic: s.topic,
+          role: 'sink',
+          partitions: s.partitions ?? n,
+          serdes: { key: s.keySerde, value: s.valueSerde },
+          subtopology: sub,
+        });
+      this.add({
+        topic: sub.deadLetter.topic,
+        role: 'dead-letter',
+        partitions: sub.deadLetter.partitions ?? n,
+        serdes: sourceSerdes,
+        subtopology: sub,
+      });
     }
   }
 
@@ -78,7 +96,11 @@ export class TopicCatalog {
   require(topic: string, roles: readonly TopicRole[], what: string): TopicInfo {
     const info = this.topics.get(topic);
     if (info !== undefined && roles.includes(info.role)) return info;
-    const known = this.all().filter((t) => roles.includes(t.role)).map((t) => `'${t.topic}'`);
-    throw new TestDriverError(`${what}: '${topic}' is not a ${roles.join(' or ')} topic of this topology (${known.length > 0 ? known.join(', ') : 'none'})`);
+    const known = this.all()
+      .filter((t) => roles.includes(t.role))
+      .map((t) => `'${t.topic}'`);
+    throw new TestDriverError(
+      `${what}: '${topic}' is not a ${roles.join(' or ')} topic of this topology (${known.length > 0 ? known.join(', ') : 'none'})`,
+    );
   }
 }

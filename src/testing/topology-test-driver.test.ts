@@ -19,10 +19,19 @@ const planned = (id: string, plan: PlannedValue['plan'], key = id) => ({ key, va
 describe('TopologyTestDriver', () => {
   it('pipes records through the topology and reads them back deserialized, with their inputs', async () => {
     const driver = new TopologyTestDriver(build((r) => ({ doubled: (r.value as { n: number }).n * 2 })));
-    const piped = await driver.pipeInput('in', [{ key: 'a', value: { n: 1 }, headers: { trace: 't1' } }, { key: 'b', value: { n: 2 } }]);
-    expect(piped.map((p) => [p.id, p.partition, p.offset])).toEqual([[0, 0, 0], [1, 0, 1]]);
+    const piped = await driver.pipeInput('in', [
+      { key: 'a', value: { n: 1 }, headers: { trace: 't1' } },
+      { key: 'b', value: { n: 2 } },
+    ]);
+    expect(piped.map((p) => [p.id, p.partition, p.offset])).toEqual([
+      [0, 0, 0],
+      [1, 0, 1],
+    ]);
     const out = driver.readOutput('out');
-    expect(out.map((o) => [o.key, o.value, o.input])).toEqual([['a', { doubled: 2 }, 0], ['b', { doubled: 4 }, 1]]);
+    expect(out.map((o) => [o.key, o.value, o.input])).toEqual([
+      ['a', { doubled: 2 }, 0],
+      ['b', { doubled: 4 }, 1],
+    ]);
     expect(out[0]!.headers['trace']).toBe('t1');
     expect(driver.committedOffset('in', 0)).toBeUndefined(); // at_least_once commits once per commit interval
     await driver.advanceTime(100);
@@ -72,7 +81,11 @@ describe('TopologyTestDriver', () => {
     await driver.advanceTime(999);
     expect(driver.readOutput('out')).toHaveLength(1);
     await driver.advanceTime(1);
-    const ids = (key: string) => driver.readOutput('out').filter((o) => o.key === key).map((o) => (o.value as { id: string }).id);
+    const ids = (key: string) =>
+      driver
+        .readOutput('out')
+        .filter((o) => o.key === key)
+        .map((o) => (o.value as { id: string }).id);
     expect([ids('k'), ids('o')]).toEqual([['slow', 'behind'], ['other']]);
   });
 
@@ -91,9 +104,18 @@ describe('TopologyTestDriver', () => {
     const driver = new TopologyTestDriver(build((r) => r.value));
     await driver.pipeInput('in', { key: 'x', value: Buffer.from('{not json') });
     const [dead] = driver.deadLetters();
-    expect([dead!.errorClass, dead!.attempts, dead!.value, dead!.rawValue!.toString()]).toEqual(['DeserializationError', 0, undefined, '{not json']);
-    await expect(driver.pipeInput('nope', [{ value: 1 }])).rejects.toThrow("pipeInput: 'nope' is not a source or retry-tier topic of this topology ('in')");
-    await expect(driver.pipeInput('in', [{ value: 1, partition: 3 }])).rejects.toThrow("pipeInput('in') record 0: partition 3 does not exist (the topic has 1)");
+    expect([dead!.errorClass, dead!.attempts, dead!.value, dead!.rawValue!.toString()]).toEqual([
+      'DeserializationError',
+      0,
+      undefined,
+      '{not json',
+    ]);
+    await expect(driver.pipeInput('nope', [{ value: 1 }])).rejects.toThrow(
+      "pipeInput: 'nope' is not a source or retry-tier topic of this topology ('in')",
+    );
+    await expect(driver.pipeInput('in', [{ value: 1, partition: 3 }])).rejects.toThrow(
+      "pipeInput('in') record 0: partition 3 does not exist (the topic has 1)",
+    );
     expect(() => driver.readOutput('outt')).toThrow(/readOutput: 'outt' is not a/);
   });
 
@@ -112,31 +134,46 @@ describe('TopologyTestDriver', () => {
   });
 
   it('resumes a stalled task as a zombie after its partition moved on: it is fenced and writes nothing', async () => {
-    const driver = new TopologyTestDriver(build((r) => r.value, {}, 'exactly_once'), { maxPollRecords: 1 });
+    const driver = new TopologyTestDriver(
+      build((r) => r.value, {}, 'exactly_once'),
+      { maxPollRecords: 1 },
+    );
     await driver.pipeInput('in', { key: 'a', value: { n: 1 } });
     await driver.advanceTime(200); // committed at 100
     driver.stallAt('after-commit');
     // One record per poll: the commit (due) takes b, and c is still buffered when the task stalls.
-    await driver.pipeInput('in', [{ key: 'b', value: { n: 2 } }, { key: 'c', value: { n: 3 } }]);
+    await driver.pipeInput('in', [
+      { key: 'b', value: { n: 2 } },
+      { key: 'c', value: { n: 3 } },
+    ]);
     await driver.drain();
     expect(driver.history.restarts.map((r) => [r.from, r.to, r.reason])).toEqual([['in-0#1', 'in-0#2', 'stall']]);
     // The zombie woke up after its commit, processed c, and was fenced when it tried to commit.
-    expect(driver.history.records.filter((e) => e.zombie).map((e) => [e.instance, e.offset, e.outcome])).toEqual([['in-0#1', 2, 'success']]);
+    expect(driver.history.records.filter((e) => e.zombie).map((e) => [e.instance, e.offset, e.outcome])).toEqual([
+      ['in-0#1', 2, 'success'],
+    ]);
     expect(driver.readOutput('out').map((o) => o.value)).toEqual([{ n: 1 }, { n: 2 }, { n: 3 }]);
     expect(driver.readOutput('out', { isolation: 'read_uncommitted' })).toHaveLength(3);
     invariants.exactlyOnce(driver);
-    expect(() => new TopologyTestDriver(build((r) => r.value)).stallAt('before-commit')).toThrow('fault 0 (stall) needs processing.guarantee exactly_once');
+    expect(() => new TopologyTestDriver(build((r) => r.value)).stallAt('before-commit')).toThrow(
+      'fault 0 (stall) needs processing.guarantee exactly_once',
+    );
   });
 
   it('aborts a transaction and re-runs the batch: the aborted outputs stay invisible', async () => {
     const driver = new TopologyTestDriver(build((r) => r.value, {}, 'exactly_once'));
     driver.abortTransaction();
-    await driver.pipeInput('in', [{ key: 'a', value: { n: 1 } }, { key: 'b', value: { n: 2 } }]);
+    await driver.pipeInput('in', [
+      { key: 'a', value: { n: 1 } },
+      { key: 'b', value: { n: 2 } },
+    ]);
     await driver.drain();
     expect(driver.history.portErrors.map((e) => [e.port, (e.error as Error).name])).toEqual([['transaction', 'InjectedBrokerError']]);
     expect(driver.readOutput('out').map((o) => o.value)).toEqual([{ n: 1 }, { n: 2 }]);
     expect(driver.readOutput('out', { isolation: 'read_uncommitted' })).toHaveLength(4);
-    expect(() => new TopologyTestDriver(build((r) => r.value)).abortTransaction()).toThrow('fault 0 (abort-transaction) needs processing.guarantee exactly_once');
+    expect(() => new TopologyTestDriver(build((r) => r.value)).abortTransaction()).toThrow(
+      'fault 0 (abort-transaction) needs processing.guarantee exactly_once',
+    );
   });
 
   it('moves partitions to new tasks on a rebalance: uncommitted work is redone', async () => {
@@ -156,11 +193,16 @@ describe('TopologyTestDriver', () => {
     const dedup = { key: (r: { value: unknown }) => (r.value as { id: string }).id, ttlMs: 60_000, store: 'memory' as const };
     const driver = new TopologyTestDriver(build((r) => r.value, { dedup }));
     driver.setDedupStoreDown(true);
-    await driver.pipeInput('in', [{ key: 'a', value: { id: 'x' } }, { key: 'a', value: { id: 'x' } }]);
+    await driver.pipeInput('in', [
+      { key: 'a', value: { id: 'x' } },
+      { key: 'a', value: { id: 'x' } },
+    ]);
     await driver.advanceTime(10_000);
     expect(driver.readOutput('out')).toEqual([]);
     expect(driver.history.portErrors.every((e) => e.port === 'dedup')).toBe(true);
-    await expect(driver.drain({ maxMs: 60_000 })).rejects.toThrow(/drain: tasks did not settle within 60000 ms of virtual time: in-0#1 waits \(port-retry\)/);
+    await expect(driver.drain({ maxMs: 60_000 })).rejects.toThrow(
+      /drain: tasks did not settle within 60000 ms of virtual time: in-0#1 waits \(port-retry\)/,
+    );
     driver.setDedupStoreDown(false);
     await driver.drain();
     expect(driver.readOutput('out').map((o) => o.value)).toEqual([{ id: 'x' }]);
@@ -168,18 +210,41 @@ describe('TopologyTestDriver', () => {
   });
 
   it('applies poll-triggered faults from a schedule', async () => {
-    const dedup = { key: (r: { value: unknown }) => (r.value as { id: string }).id, ttlMs: 60_000, store: 'memory' as const, onStoreError: 'skip-dedup' as const };
-    const driver = new TopologyTestDriver(build((r) => r.value, { dedup }), { faults: [{ kind: 'dedup-store-down', atPoll: 1, forPolls: 1 }, { kind: 'rebalance', atPoll: 2 }] });
-    await driver.pipeInput('in', [{ key: 'a', value: { id: 'x' } }, { key: 'a', value: { id: 'x' } }]);
+    const dedup = {
+      key: (r: { value: unknown }) => (r.value as { id: string }).id,
+      ttlMs: 60_000,
+      store: 'memory' as const,
+      onStoreError: 'skip-dedup' as const,
+    };
+    const driver = new TopologyTestDriver(
+      build((r) => r.value, { dedup }),
+      {
+        faults: [
+          { kind: 'dedup-store-down', atPoll: 1, forPolls: 1 },
+          { kind: 'rebalance', atPoll: 2 },
+        ],
+      },
+    );
+    await driver.pipeInput('in', [
+      { key: 'a', value: { id: 'x' } },
+      { key: 'a', value: { id: 'x' } },
+    ]);
     await driver.drain();
     expect(driver.history.faults.map((f) => f.fault.kind)).toEqual(['dedup-store-down', 'rebalance']);
     expect(driver.history.dedupSkipped).toBeGreaterThanOrEqual(2); // both records claimed without the store
     // The second record is a duplicate within the unit; the non-graceful rebalance replays the
     // uncommitted unit (at_least_once), whose key the store never confirmed.
-    expect(driver.history.records.map((e) => `${e.instance}:${e.outcome}`)).toEqual(['in-0#1:success', 'in-0#1:duplicate', 'in-0#2:success', 'in-0#2:duplicate']);
+    expect(driver.history.records.map((e) => `${e.instance}:${e.outcome}`)).toEqual([
+      'in-0#1:success',
+      'in-0#1:duplicate',
+      'in-0#2:success',
+      'in-0#2:duplicate',
+    ]);
     expect(driver.readOutput('out')).toHaveLength(2);
     expect(driver.pendingFaults).toBe(0);
-    expect(() => driver.schedule([{ kind: 'crash', point: 'before-produce', nth: 0 }])).toThrow('fault 0 (crash): nth must be an integer ≥ 1 (got 0)');
+    expect(() => driver.schedule([{ kind: 'crash', point: 'before-produce', nth: 0 }])).toThrow(
+      'fault 0 (crash): nth must be an integer ≥ 1 (got 0)',
+    );
   });
 
   it('closes its tasks like a worker shutdown: flush and commit', async () => {
@@ -191,11 +256,26 @@ describe('TopologyTestDriver', () => {
   });
 
   it('also accepts a compiled topology and rejects anything else', async () => {
-    const compiled = new TopologyTestDriver(compile(build((r) => r.value), { applicationId: 'compiled' }));
+    const compiled = new TopologyTestDriver(
+      compile(
+        build((r) => r.value),
+        { applicationId: 'compiled' },
+      ),
+    );
     await compiled.pipeInput('in', { key: 'a', value: 1 });
     await compiled.drain();
-    expect([compiled.topology.applicationId, compiled.readOutput('out').length, compiled.committedOffset('in', 0)]).toEqual(['compiled', 1, 1]);
+    expect([compiled.topology.applicationId, compiled.readOutput('out').length, compiled.committedOffset('in', 0)]).toEqual([
+      'compiled',
+      1,
+      1,
+    ]);
     expect(() => new TopologyTestDriver({} as never)).toThrow('TopologyTestDriver: expected a topology built with topology(...) from weir');
-    expect(() => new TopologyTestDriver(build((r) => r.value), { partitions: { nope: 2 } })).toThrow("partitions given for 'nope', which is not a source topic (sources: in)");
+    expect(
+      () =>
+        new TopologyTestDriver(
+          build((r) => r.value),
+          { partitions: { nope: 2 } },
+        ),
+    ).toThrow("partitions given for 'nope', which is not a source topic (sources: in)");
   });
 });

@@ -12,7 +12,16 @@ import type { FaultPoint, FaultSchedule } from './fault-schedule.js';
 import { InMemoryKafka } from './in-memory-kafka.js';
 import { ManualClock } from './manual-clock.js';
 import { seededRandom } from './seeded-random.js';
-import { TEST_INPUT_HEADER, serializeInput, toDeadLetter, toTestOutput, type DeadLetter, type PipedInput, type TestInput, type TestOutput } from './test-records.js';
+import {
+  TEST_INPUT_HEADER,
+  serializeInput,
+  toDeadLetter,
+  toTestOutput,
+  type DeadLetter,
+  type PipedInput,
+  type TestInput,
+  type TestOutput,
+} from './test-records.js';
 import { TopicCatalog } from './topic-catalog.js';
 import { TaskScheduler, type DriverTaskStatus } from './task-scheduler.js';
 import { TestDriverError } from '../errors.js';
@@ -108,7 +117,13 @@ export class TopologyTestDriver {
       if (info.role !== 'source' && info.role !== 'retry-tier') continue;
       for (let p = 0; p < info.partitions; p++) tasks.set(`${info.topic}-${p}`, new DriverTask(ctx, info.topic, p));
     }
-    this.scheduler = new TaskScheduler(tasks, this.clock, this.recorder, (poll) => this.injector.takeActions(poll), (action) => this.apply(action));
+    this.scheduler = new TaskScheduler(
+      tasks,
+      this.clock,
+      this.recorder,
+      (poll) => this.injector.takeActions(poll),
+      (action) => this.apply(action),
+    );
     if (options.faults) this.injector.schedule(options.faults);
   }
 
@@ -144,14 +159,27 @@ export class TopologyTestDriver {
       const { key, value } = serializeInput(topic, index, input, info.serdes);
       const partition = input.partition ?? (key === null ? this.roundRobin++ % info.partitions : murmur2Partition(key, info.partitions));
       if (!Number.isInteger(partition) || partition < 0 || partition >= info.partitions) {
-        throw new TestDriverError(`pipeInput('${topic}') record ${index}: partition ${partition} does not exist (the topic has ${info.partitions})`);
+        throw new TestDriverError(
+          `pipeInput('${topic}') record ${index}: partition ${partition} does not exist (the topic has ${info.partitions})`,
+        );
       }
       const id = this.piped.length;
       const headers = { ...input.headers, [TEST_INPUT_HEADER]: String(id) };
       const offset = this.kafka.endOffset(topic, partition);
       const timestamp = input.timestamp ?? this.clock.now();
       await producer.send([{ topic, partition, key, value, headers, timestamp }]);
-      const entry: PipedInput<K, V> = { id, topic, partition, offset, timestamp, key: input.key ?? null, value: input.value, rawKey: key, rawValue: value, headers: { ...input.headers } };
+      const entry: PipedInput<K, V> = {
+        id,
+        topic,
+        partition,
+        offset,
+        timestamp,
+        key: input.key ?? null,
+        value: input.value,
+        rawKey: key,
+        rawValue: value,
+        headers: { ...input.headers },
+      };
       this.piped.push(entry);
       piped.push(entry);
     }
@@ -199,7 +227,10 @@ export class TopologyTestDriver {
    * @param options.isolation `read_committed` (default: what a downstream consumer sees) or `read_uncommitted`
    * @throws Error naming the topic when the topology does not know it
    */
-  readOutput<K = unknown, V = unknown>(topic: string, options: { readonly isolation?: 'read_committed' | 'read_uncommitted' } = {}): TestOutput<K, V>[] {
+  readOutput<K = unknown, V = unknown>(
+    topic: string,
+    options: { readonly isolation?: 'read_committed' | 'read_uncommitted' } = {},
+  ): TestOutput<K, V>[] {
     const info = this.catalog.require(topic, ['sink', 'dead-letter', 'retry-tier', 'source'], 'readOutput');
     return this.kafka.readAll(topic, options.isolation ?? 'read_committed').map((r) => toTestOutput(r, info.serdes) as TestOutput<K, V>);
   }
@@ -208,11 +239,15 @@ export class TopologyTestDriver {
    * Every dead-letter record (read_committed), of every processor or of one, with its weir
    * headers decoded.
    */
-  deadLetters<K = unknown, V = unknown>(options: { readonly processor?: string; readonly isolation?: 'read_committed' | 'read_uncommitted' } = {}): DeadLetter<K, V>[] {
+  deadLetters<K = unknown, V = unknown>(
+    options: { readonly processor?: string; readonly isolation?: 'read_committed' | 'read_uncommitted' } = {},
+  ): DeadLetter<K, V>[] {
     return this.catalog
       .withRole('dead-letter')
       .filter((t) => options.processor === undefined || t.subtopology.processor.name === options.processor)
-      .flatMap((t) => this.kafka.readAll(t.topic, options.isolation ?? 'read_committed').map((r) => toDeadLetter(r, t.serdes) as DeadLetter<K, V>));
+      .flatMap((t) =>
+        this.kafka.readAll(t.topic, options.isolation ?? 'read_committed').map((r) => toDeadLetter(r, t.serdes) as DeadLetter<K, V>),
+      );
   }
 
   /** The group's committed offset (next offset to read) of a partition, or undefined when none. */
@@ -261,7 +296,12 @@ export class TopologyTestDriver {
    * from the committed offset. Then the tasks run.
    */
   async rebalance(options: { readonly topic?: string; readonly partition?: number; readonly graceful?: boolean } = {}): Promise<void> {
-    await this.scheduler.moveTasks(options.graceful === true, (t) => (options.topic === undefined || t.topic === options.topic) && (options.partition === undefined || t.partition === options.partition));
+    await this.scheduler.moveTasks(
+      options.graceful === true,
+      (t) =>
+        (options.topic === undefined || t.topic === options.topic) &&
+        (options.partition === undefined || t.partition === options.partition),
+    );
     await this.scheduler.run();
   }
 
@@ -283,7 +323,13 @@ export class TopologyTestDriver {
 
 function asCompiled(topology: unknown): CompiledTopology {
   const t = topology as Partial<CompiledTopology> | null;
-  if (typeof t !== 'object' || t === null || typeof t.applicationId !== 'string' || t.topicRoutes === undefined || t.subtopologies === undefined) {
+  if (
+    typeof t !== 'object' ||
+    t === null ||
+    typeof t.applicationId !== 'string' ||
+    t.topicRoutes === undefined ||
+    t.subtopologies === undefined
+  ) {
     throw new TypeError('TopologyTestDriver: expected a topology built with topology(...) from weir, or one compiled with compile()');
   }
   return t as CompiledTopology;

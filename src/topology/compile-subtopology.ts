@@ -28,7 +28,10 @@ function serdeOrThrow(node: string, field: string, spec: unknown, fallback: Serd
   if (spec === undefined) return fallback;
   const serde = resolveSerde(spec);
   if (serde === undefined) {
-    throw new TopologyError(node, `unknown serde ${describeSerdeSpec(spec)} for ${field}: use 'json', 'string', 'buffer' or an object with name, serialize and deserialize`);
+    throw new TopologyError(
+      node,
+      `unknown serde ${describeSerdeSpec(spec)} for ${field}: use 'json', 'string', 'buffer' or an object with name, serialize and deserialize`,
+    );
   }
   return serde;
 }
@@ -91,7 +94,8 @@ function compileSuccessRoutes(
     const name = spec.name ?? `${processor}-to-${spec.topic}`;
     const problem = topicNameProblem(spec.topic);
     if (problem !== undefined) throw new TopologyError(name, problem);
-    if (spec.topic === source.topic) throw new TopologyError(name, `sink topic '${spec.topic}' is the source topic of its own processor '${processor}' (a loop)`);
+    if (spec.topic === source.topic)
+      throw new TopologyError(name, `sink topic '${spec.topic}' is the source topic of its own processor '${processor}' (a loop)`);
     claim(name);
     sinks.push(
       makeSinkNode({
@@ -123,7 +127,8 @@ function resolveRetry(processor: string, options: ProcessOptions, branch: Branch
  */
 export function compileSubtopology(def: SubtopologyDefinition, id: number, applicationId: string, claim: ClaimNodeName): Subtopology {
   const topicProblem = topicNameProblem(def.sourceTopic);
-  if (topicProblem !== undefined) throw new TopologyError(typeof def.sourceTopic === 'string' ? def.sourceTopic : undefined, `source: ${topicProblem}`);
+  if (topicProblem !== undefined)
+    throw new TopologyError(typeof def.sourceTopic === 'string' ? def.sourceTopic : undefined, `source: ${topicProblem}`);
   const topic = def.sourceTopic as string;
   const sourceName = def.sourceName ?? `${topic}-source`;
   const sourceNameProblem = nodeNameProblem('source name', sourceName);
@@ -131,34 +136,58 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
   claim(sourceName as string);
 
   const serdes = def.sourceSerdes;
-  const split = typeof serdes === 'object' && serdes !== null && resolveSerde(serdes) === undefined && ('key' in serdes || 'value' in serdes);
+  const split =
+    typeof serdes === 'object' && serdes !== null && resolveSerde(serdes) === undefined && ('key' in serdes || 'value' in serdes);
   const unknownSerdes = split ? unknownKeysProblem(serdes, ['key', 'value'], `the serdes of source '${topic}'`) : undefined;
   if (unknownSerdes !== undefined) throw new TopologyError(sourceName as string, unknownSerdes);
-  const keySerde = serdeOrThrow(sourceName as string, 'the key', split ? (serdes as { key?: unknown }).key : undefined, resolveSerde('string')!);
-  const valueSerde = serdeOrThrow(sourceName as string, 'the value', split ? (serdes as { value?: unknown }).value : serdes, resolveSerde('json')!);
+  const keySerde = serdeOrThrow(
+    sourceName as string,
+    'the key',
+    split ? (serdes as { key?: unknown }).key : undefined,
+    resolveSerde('string')!,
+  );
+  const valueSerde = serdeOrThrow(
+    sourceName as string,
+    'the value',
+    split ? (serdes as { value?: unknown }).value : serdes,
+    resolveSerde('json')!,
+  );
 
-  if (def.processorName === undefined) throw new TopologyError(sourceName as string, `source '${topic}' has no processor: add .process(name, fn)`);
+  if (def.processorName === undefined)
+    throw new TopologyError(sourceName as string, `source '${topic}' has no processor: add .process(name, fn)`);
   const processor = def.processorName;
   const nameProblem = nodeNameProblem('processor name', processor);
   if (nameProblem !== undefined) throw new TopologyError(typeof processor === 'string' ? processor : topic, nameProblem);
   const name = processor as string;
-  if (typeof def.processorFn !== 'function') throw new TopologyError(name, `processor must be a function (record, ctx) => output (got ${showValue(def.processorFn)})`);
+  if (typeof def.processorFn !== 'function')
+    throw new TopologyError(name, `processor must be a function (record, ctx) => output (got ${showValue(def.processorFn)})`);
   claim(name);
-  const options = parseOptions(name, processOptionsSchema, def.processOptions ?? {}, { prefix: '', root: 'process options', unknownIn: 'the process options' }) as ProcessOptions;
+  const options = parseOptions(name, processOptionsSchema, def.processOptions ?? {}, {
+    prefix: '',
+    root: 'process options',
+    unknownIn: 'the process options',
+  }) as ProcessOptions;
   if (def.branch === undefined) throw new TopologyError(name, 'has no success route: add .branch({ success: sink(topic) })');
   const branch = parseOptions(name, branchSchema, def.branch, { prefix: '', root: 'branch()' }) as BranchSpec;
 
   const retry = resolveRetry(name, options, branch);
   const sinks = compileSuccessRoutes(name, branch, { topic, keySerde, valueSerde }, claim);
-  const dlqSpec = branch.dlq === undefined ? ({ topic: defaultDeadLetterTopic(applicationId, name) } as SinkSpec) : toSinkSpec(name, branch.dlq, 'dlq', () => `${name}-dlq`);
+  const dlqSpec =
+    branch.dlq === undefined
+      ? ({ topic: defaultDeadLetterTopic(applicationId, name) } as SinkSpec)
+      : toSinkSpec(name, branch.dlq, 'dlq', () => `${name}-dlq`);
   const dlqName = dlqSpec.name ?? `${name}-dlq`;
   const dlqProblem = topicNameProblem(dlqSpec.topic);
   if (dlqProblem !== undefined) throw new TopologyError(dlqName, dlqProblem);
-  if (dlqSpec.topic === topic) throw new TopologyError(dlqName, `dead-letter topic '${topic}' is the source topic of its own processor '${name}' (a loop)`);
-  if (sinks.some((s) => s.topic === dlqSpec.topic)) throw new TopologyError(dlqName, `dead-letter topic '${dlqSpec.topic}' is also a success sink of '${name}'`);
+  if (dlqSpec.topic === topic)
+    throw new TopologyError(dlqName, `dead-letter topic '${topic}' is the source topic of its own processor '${name}' (a loop)`);
+  if (sinks.some((s) => s.topic === dlqSpec.topic))
+    throw new TopologyError(dlqName, `dead-letter topic '${dlqSpec.topic}' is also a success sink of '${name}'`);
   claim(dlqName);
 
-  const retryTiers = List(retry.tierDelaysMs.map((delayMs, index) => makeRetryTier({ index, delayMs, topic: retryTierTopic(applicationId, name, index) })));
+  const retryTiers = List(
+    retry.tierDelaysMs.map((delayMs, index) => makeRetryTier({ index, delayMs, topic: retryTierTopic(applicationId, name, index) })),
+  );
   return makeSubtopology({
     id,
     source: makeSourceNode({ name: sourceName as string, topic, keySerde, valueSerde }),

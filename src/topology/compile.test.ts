@@ -10,7 +10,10 @@ import { consumedTopics, producedTopics } from './compiled-topology.js';
 const fn = (r: { value: unknown }) => r.value;
 
 function one(options: ProcessOptions = {}, branch: BranchSpec = { success: sink('out'), dlq: sink('dlq') }, serde: unknown = 'json') {
-  return topology('app').source('in', serde as 'json').process('p', fn, options).branch(branch);
+  return topology('app')
+    .source('in', serde as 'json')
+    .process('p', fn, options)
+    .branch(branch);
 }
 
 /** The TopologyError that compiling `input` throws. */
@@ -34,7 +37,11 @@ describe('compile', () => {
     expect(sub.source.topic).toBe('in');
     expect(sub.source.keySerde.name).toBe('string');
     expect(sub.source.valueSerde.name).toBe('json');
-    expect(sub.processor.retry).toMatchObject({ maxAttempts: 3, mode: 'blocking', backoff: { initialMs: 500, multiplier: 2, maxMs: 30_000, jitter: 'equal' } });
+    expect(sub.processor.retry).toMatchObject({
+      maxAttempts: 3,
+      mode: 'blocking',
+      backoff: { initialMs: 500, multiplier: 2, maxMs: 30_000, jitter: 'equal' },
+    });
     expect(sub.sinks.map((s) => s.topic).toArray()).toEqual(['out']);
     expect(sub.deadLetter.topic).toBe('dlq');
     expect(consumedTopics(t)).toEqual(['in']);
@@ -51,7 +58,9 @@ describe('compile', () => {
   });
 
   it('defaults exactly_once to a 100 ms commit interval and lets overrides win', () => {
-    const t = compile(topology({ applicationId: 'a', processingGuarantee: 'exactly_once' }).source('in').process('p', fn).branch({ success: 'out' }));
+    const t = compile(
+      topology({ applicationId: 'a', processingGuarantee: 'exactly_once' }).source('in').process('p', fn).branch({ success: 'out' }),
+    );
     expect(t.commitIntervalMs).toBe(100);
     const o = compile(one(), { applicationId: 'b', processingGuarantee: 'exactly_once', commitIntervalMs: 250 });
     expect([o.applicationId, o.processingGuarantee, o.commitIntervalMs]).toEqual(['b', 'exactly_once', 250]);
@@ -76,10 +85,18 @@ describe('compile', () => {
   });
 
   it('accepts custom serdes and per-sink serdes', () => {
-    const upper = { name: 'upper', serialize: (v: string) => Buffer.from(v.toUpperCase()), deserialize: (b: Buffer | null) => b?.toString() ?? null };
+    const upper = {
+      name: 'upper',
+      serialize: (v: string) => Buffer.from(v.toUpperCase()),
+      deserialize: (b: Buffer | null) => b?.toString() ?? null,
+    };
     const t = compile(one({}, { success: sink('out', { value: upper }) }, { key: serdes.buffer, value: 'string' }));
     const sub = t.subtopologies.get(0)!;
-    expect([sub.source.keySerde.name, sub.source.valueSerde.name, sub.sinks.get(0)!.valueSerde.name]).toEqual(['buffer', 'string', 'upper']);
+    expect([sub.source.keySerde.name, sub.source.valueSerde.name, sub.sinks.get(0)!.valueSerde.name]).toEqual([
+      'buffer',
+      'string',
+      'upper',
+    ]);
   });
 
   describe('errors name the node and the problem', () => {
@@ -107,14 +124,28 @@ describe('compile', () => {
     });
 
     it('a sink topic equal to its own source topic (a loop), and loops across sub-topologies', () => {
-      expect(problemOf(one({}, { success: sink('in') })).message).toMatch(/node 'p-to-in': sink topic 'in' is the source topic of its own processor 'p' \(a loop\)/);
+      expect(problemOf(one({}, { success: sink('in') })).message).toMatch(
+        /node 'p-to-in': sink topic 'in' is the source topic of its own processor 'p' \(a loop\)/,
+      );
       expect(problemOf(one({}, { success: 'out', dlq: 'in' })).message).toMatch(/a loop/);
-      const cycle = topology('app').source('a').process('p1', fn).branch({ success: 'b' }).source('b').process('p2', fn).branch({ success: 'a' });
+      const cycle = topology('app')
+        .source('a')
+        .process('p1', fn)
+        .branch({ success: 'b' })
+        .source('b')
+        .process('p2', fn)
+        .branch({ success: 'a' });
       expect(problemOf(cycle).message).toMatch(/topics form a loop: a → b → a/);
     });
 
     it('duplicate node names', () => {
-      const dup = topology('app').source('a').process('p', fn).branch({ success: 'x' }).source('b').process('p', fn).branch({ success: 'y' });
+      const dup = topology('app')
+        .source('a')
+        .process('p', fn)
+        .branch({ success: 'x' })
+        .source('b')
+        .process('p', fn)
+        .branch({ success: 'y' });
       expect(problemOf(dup)).toMatchObject({ node: 'p' });
       expect(problemOf(dup).message).toMatch(/duplicate node name/);
       expect(problemOf(topology('app').source('a').process('a-source', fn).branch({ success: 'x' })).message).toMatch(/duplicate/);
@@ -137,17 +168,34 @@ describe('compile', () => {
     });
 
     it('unknown option names (typos), instead of silently using defaults', () => {
-      expect(problemOf(one({ retyr: { maxAttempts: 5 } } as never)).message).toMatch(/node 'p': unknown option 'retyr' in the process options \(known: retry, classify, dedup\)/);
-      expect(problemOf(one({ retry: { maxAttempt: 5 } as never })).message).toMatch(/unknown option 'maxAttempt' in retry \(known: maxAttempts, backoff/);
-      expect(problemOf(one({ retry: { backoff: { initalMs: 5 } as never } })).message).toMatch(/unknown option 'initalMs' in retry.backoff/);
+      expect(problemOf(one({ retyr: { maxAttempts: 5 } } as never)).message).toMatch(
+        /node 'p': unknown option 'retyr' in the process options \(known: retry, classify, dedup\)/,
+      );
+      expect(problemOf(one({ retry: { maxAttempt: 5 } as never })).message).toMatch(
+        /unknown option 'maxAttempt' in retry \(known: maxAttempts, backoff/,
+      );
+      expect(problemOf(one({ retry: { backoff: { initalMs: 5 } as never } })).message).toMatch(
+        /unknown option 'initalMs' in retry.backoff/,
+      );
       expect(problemOf(one({ dedup: { key: () => 'k', ttlMs: 1, tll: 2 } as never })).message).toMatch(/unknown option 'tll' in dedup/);
       expect(problemOf(one({}, { sucess: 'out' } as never)).message).toMatch(/unknown option 'sucess' in branch\(\)/);
-      expect(problemOf(one({}, { success: sink('out', { partitons: 3 } as never) })).message).toMatch(/unknown option 'partitons' in sink\('out'\)/);
-      expect(problemOf(topology({ applicationId: 'a', guarantee: 'exactly_once' } as never).source('in').process('p', fn).branch({ success: 'out' })).message).toMatch(/unknown option 'guarantee' in topology\(\)/);
+      expect(problemOf(one({}, { success: sink('out', { partitons: 3 } as never) })).message).toMatch(
+        /unknown option 'partitons' in sink\('out'\)/,
+      );
+      expect(
+        problemOf(
+          topology({ applicationId: 'a', guarantee: 'exactly_once' } as never)
+            .source('in')
+            .process('p', fn)
+            .branch({ success: 'out' }),
+        ).message,
+      ).toMatch(/unknown option 'guarantee' in topology\(\)/);
     });
 
     it('a retry policy given twice', () => {
-      expect(problemOf(one({ retry: { maxAttempts: 2 } }, { success: 'out', retry: { maxAttempts: 3 } })).message).toMatch(/retry policy given twice/);
+      expect(problemOf(one({ retry: { maxAttempts: 2 } }, { success: 'out', retry: { maxAttempts: 3 } })).message).toMatch(
+        /retry policy given twice/,
+      );
     });
 
     it('an unreachable success route, a bad predicate, bad partitions', () => {
@@ -157,14 +205,36 @@ describe('compile', () => {
     });
 
     it('bad names and settings', () => {
-      expect(problemOf(topology('my app').source('in').process('p', fn).branch({ success: 'out' })).message).toMatch(/application.id 'my app' may use only/);
+      expect(problemOf(topology('my app').source('in').process('p', fn).branch({ success: 'out' })).message).toMatch(
+        /application.id 'my app' may use only/,
+      );
       expect(problemOf(topology('app').source('in!').process('p', fn).branch({ success: 'out' })).message).toMatch(/topic name 'in!'/);
       expect(problemOf(topology('app').source('in').process('p q', fn).branch({ success: 'out' })).message).toMatch(/processor name 'p q'/);
-      expect(problemOf(topology('app').source('in').process('p', 'fn' as never).branch({ success: 'out' })).message).toMatch(/processor must be a function/);
-      expect(problemOf(topology({ applicationId: 'a', commitIntervalMs: 0 }).source('in').process('p', fn).branch({ success: 'out' })).message).toMatch(/commitIntervalMs/);
-      expect(problemOf(topology({ applicationId: 'a', processingGuarantee: 'maybe' as never }).source('in').process('p', fn).branch({ success: 'out' })).message).toMatch(/processingGuarantee/);
+      expect(
+        problemOf(
+          topology('app')
+            .source('in')
+            .process('p', 'fn' as never)
+            .branch({ success: 'out' }),
+        ).message,
+      ).toMatch(/processor must be a function/);
+      expect(
+        problemOf(topology({ applicationId: 'a', commitIntervalMs: 0 }).source('in').process('p', fn).branch({ success: 'out' })).message,
+      ).toMatch(/commitIntervalMs/);
+      expect(
+        problemOf(
+          topology({ applicationId: 'a', processingGuarantee: 'maybe' as never })
+            .source('in')
+            .process('p', fn)
+            .branch({ success: 'out' }),
+        ).message,
+      ).toMatch(/processingGuarantee/);
       expect(problemOf(one({ dedup: { key: () => 'k', ttlMs: 0 } })).message).toMatch(/dedup.ttlMs must be a number of ms > 0/);
-      expect(problemOf(topology('app').source('a').process('p1', fn).branch({ success: 'x' }).source('a').process('p2', fn).branch({ success: 'y' })).message).toMatch(/source of two sub-topologies/);
+      expect(
+        problemOf(
+          topology('app').source('a').process('p1', fn).branch({ success: 'x' }).source('a').process('p2', fn).branch({ success: 'y' }),
+        ).message,
+      ).toMatch(/source of two sub-topologies/);
     });
   });
 });

@@ -21,12 +21,19 @@ export const DEFAULT_COMMIT_INTERVAL_MS: Readonly<Record<ProcessingGuarantee, nu
   at_least_once: 1000,
 });
 
-function resolveOptions(raw: unknown, overrides: CompileOverrides): { applicationId: string; processingGuarantee: ProcessingGuarantee; commitIntervalMs: number } {
+function resolveOptions(
+  raw: unknown,
+  overrides: CompileOverrides,
+): { applicationId: string; processingGuarantee: ProcessingGuarantee; commitIntervalMs: number } {
   const fromFile = typeof raw === 'object' && raw !== null ? raw : {};
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
   const merged = { ...fromFile, ...defined };
   const parsed = topologyOptionsSchema.safeParse(merged);
-  if (!parsed.success) throw new TopologyError(undefined, optionProblems(topologyOptionsSchema, merged, parsed.error, { prefix: '', root: 'topology()' }).join('; '));
+  if (!parsed.success)
+    throw new TopologyError(
+      undefined,
+      optionProblems(topologyOptionsSchema, merged, parsed.error, { prefix: '', root: 'topology()' }).join('; '),
+    );
   const idProblem = nodeNameProblem('application.id', parsed.data.applicationId);
   if (idProblem !== undefined) throw new TopologyError(undefined, idProblem);
   const processingGuarantee = parsed.data.processingGuarantee ?? 'at_least_once';
@@ -76,7 +83,10 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
   const seenSources = new Set<unknown>();
   for (const sub of def.subtopologies) {
     if (seenSources.has(sub.sourceTopic)) {
-      throw new TopologyError(String(sub.sourceName ?? `${String(sub.sourceTopic)}-source`), `topic '${String(sub.sourceTopic)}' is the source of two sub-topologies; use one source per topic`);
+      throw new TopologyError(
+        String(sub.sourceName ?? `${String(sub.sourceTopic)}-source`),
+        `topic '${String(sub.sourceTopic)}' is the source of two sub-topologies; use one source per topic`,
+      );
     }
     seenSources.add(sub.sourceTopic);
   }

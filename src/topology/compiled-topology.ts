@@ -51,11 +51,19 @@ export interface SinkNodeProps {
 export type SinkNode = RecordOf<SinkNodeProps>;
 
 /** The dead-letter sink of a processor. */
-export interface DeadLetterNodeProps { name: string; topic: string; partitions: number | null }
+export interface DeadLetterNodeProps {
+  name: string;
+  topic: string;
+  partitions: number | null;
+}
 export type DeadLetterNode = RecordOf<DeadLetterNodeProps>;
 
 /** One delay tier of retry-topic mode: `<application.id>.<processor>.retry.<index>`. */
-export interface RetryTierProps { index: number; topic: string; delayMs: number }
+export interface RetryTierProps {
+  index: number;
+  topic: string;
+  delayMs: number;
+}
 export type RetryTier = RecordOf<RetryTierProps>;
 
 /** One source → processor → branches chain. */
@@ -70,7 +78,10 @@ export interface SubtopologyProps {
 export type Subtopology = RecordOf<SubtopologyProps>;
 
 /** How a consumed topic maps to the topology: its sub-topology and, for a tier topic, the tier. */
-export interface TopicRouteProps { subtopologyId: number; tier: number | null }
+export interface TopicRouteProps {
+  subtopologyId: number;
+  tier: number | null;
+}
 export type TopicRoute = RecordOf<TopicRouteProps>;
 
 /** The whole compiled topology. */
@@ -88,7 +99,10 @@ export type CompiledTopology = RecordOf<CompiledTopologyProps>;
 const noop = (): undefined => undefined;
 const placeholderSerde: Serde<any> = { name: 'none', serialize: () => null, deserialize: () => null };
 
-export const makeSourceNode = Record<SourceNodeProps>({ name: '', topic: '', keySerde: placeholderSerde, valueSerde: placeholderSerde }, 'SourceNode');
+export const makeSourceNode = Record<SourceNodeProps>(
+  { name: '', topic: '', keySerde: placeholderSerde, valueSerde: placeholderSerde },
+  'SourceNode',
+);
 export const makeProcessorNode = Record<ProcessorNodeProps>(
   { name: '', fn: noop, retry: undefined as unknown as RetryPolicy, classify: null, dedup: null },
   'ProcessorNode',
@@ -97,10 +111,7 @@ export const makeSinkNode = Record<SinkNodeProps>(
   { name: '', topic: '', keySerde: placeholderSerde, valueSerde: placeholderSerde, when: null, partitions: null },
   'SinkNode',
 );
-export const makeDeadLetterNode = Record<DeadLetterNodeProps>(
-  { name: '', topic: '', partitions: null },
-  'DeadLetterNode',
-);
+export const makeDeadLetterNode = Record<DeadLetterNodeProps>({ name: '', topic: '', partitions: null }, 'DeadLetterNode');
 export const makeRetryTier = Record<RetryTierProps>({ index: 0, topic: '', delayMs: 0 }, 'RetryTier');
 export const makeSubtopology = Record<SubtopologyProps>(
   {
@@ -154,6 +165,6 @@ export function routeOf(topology: CompiledTopology, topic: string): { subtopolog
   if (route === undefined) return undefined;
   const subtopology = topology.subtopologies.get(route.subtopologyId);
   if (subtopology === undefined) return undefined;
-  const tier = route.tier === null ? null : subtopology.retryTiers.get(route.tier) ?? null;
+  const tier = route.tier === null ? null : (subtopology.retryTiers.get(route.tier) ?? null);
   return { subtopology, tier };
 }

@@ -52,10 +52,14 @@ describe('describeTopology: retry topics', () => {
   it('text shows the tiers, their delays and the DLQ edge', () => {
     const text = describeTopology(explicit, 'text');
     expect(text).toContain('Processor: charge (retry: topics, maxAttempts: 4, tiers: explicit, maxHops: 4, maxReplays: 3)');
-    expect(text).toContain('charge-retry-0 (retry after 1000ms), charge-retry-1 (retry after 10000ms), charge-retry-2 (retry after 60000ms), charge-dlq (dlq)');
+    expect(text).toContain(
+      'charge-retry-0 (retry after 1000ms), charge-retry-1 (retry after 10000ms), charge-retry-2 (retry after 60000ms), charge-dlq (dlq)',
+    );
     expect(text).toContain('Retry tier: charge-retry-1 (topic: pay.charge.retry.1, delay: 10000ms)');
     expect(text).toContain('Dead-letter queue: charge-dlq (topic: payments.dlq)');
-    expect(describeTopology(payments({ mode: 'topics', tiers: ['1s'], maxAttempts: 3 }), 'text')).toContain('tiers: explicit, the last reused');
+    expect(describeTopology(payments({ mode: 'topics', tiers: ['1s'], maxAttempts: 3 }), 'text')).toContain(
+      'tiers: explicit, the last reused',
+    );
     expect(describeTopology(derived, 'text')).toContain('tiers: from backoff: 200ms ×3 ≤ 2000ms, jitter: none, maxHops: 5');
   });
 

@@ -40,7 +40,11 @@ export interface TopologyDescription {
   readonly applicationId: string;
   readonly processingGuarantee: string;
   readonly commitIntervalMs: number;
-  readonly subtopologies: ReadonlyArray<{ readonly id: number; readonly nodes: readonly NodeDescription[]; readonly edges: readonly EdgeDescription[] }>;
+  readonly subtopologies: ReadonlyArray<{
+    readonly id: number;
+    readonly nodes: readonly NodeDescription[];
+    readonly edges: readonly EdgeDescription[];
+  }>;
 }
 
 function retryOf(policy: RetryPolicy): NonNullable<NodeDescription['retry']> {
@@ -57,7 +61,12 @@ function retryOf(policy: RetryPolicy): NonNullable<NodeDescription['retry']> {
 function describeSubtopology(sub: Subtopology): TopologyDescription['subtopologies'][number] {
   const p = sub.processor;
   const nodes: NodeDescription[] = [
-    { type: 'source', name: sub.source.name, topic: sub.source.topic, serdes: { key: sub.source.keySerde.name, value: sub.source.valueSerde.name } },
+    {
+      type: 'source',
+      name: sub.source.name,
+      topic: sub.source.topic,
+      serdes: { key: sub.source.keySerde.name, value: sub.source.valueSerde.name },
+    },
     {
       type: 'processor',
       name: p.name,
@@ -67,7 +76,13 @@ function describeSubtopology(sub: Subtopology): TopologyDescription['subtopologi
   ];
   const edges: EdgeDescription[] = [{ from: sub.source.name, to: p.name, kind: 'record' }];
   for (const sink of sub.sinks) {
-    nodes.push({ type: 'sink', name: sink.name, topic: sink.topic, predicate: sink.when !== null, serdes: { key: sink.keySerde.name, value: sink.valueSerde.name } });
+    nodes.push({
+      type: 'sink',
+      name: sink.name,
+      topic: sink.topic,
+      predicate: sink.when !== null,
+      serdes: { key: sink.keySerde.name, value: sink.valueSerde.name },
+    });
     edges.push({ from: p.name, to: sink.name, kind: 'success' });
   }
   if (p.retry.maxAttempts > 1) {
@@ -127,7 +142,9 @@ function edgeLabel(edge: EdgeDescription): string {
 }
 
 function describeText(d: TopologyDescription): string {
-  const lines = [`Topology: ${d.applicationId} (processing.guarantee: ${d.processingGuarantee}, commit.interval.ms: ${d.commitIntervalMs})`];
+  const lines = [
+    `Topology: ${d.applicationId} (processing.guarantee: ${d.processingGuarantee}, commit.interval.ms: ${d.commitIntervalMs})`,
+  ];
   for (const sub of d.subtopologies) {
     lines.push(`  Sub-topology: ${sub.id}`);
     for (const node of sub.nodes) {

@@ -11,7 +11,12 @@ import { producedTopics, type CompiledTopology } from '../topology/compiled-topo
  * @returns the partition count of every source topic
  * @throws MissingSourceTopicError naming the missing source topics
  */
-export async function ensureTopics(topology: CompiledTopology, admin: KafkaAdmin, logger: Logger, defaultPartitions?: number): Promise<Map<string, number>> {
+export async function ensureTopics(
+  topology: CompiledTopology,
+  admin: KafkaAdmin,
+  logger: Logger,
+  defaultPartitions?: number,
+): Promise<Map<string, number>> {
   const sources = topology.subtopologies.toArray().map((s) => s.source.topic);
   const produced = producedTopics(topology);
   const counts = await admin.partitionCounts([...sources, ...produced.map((p) => p.topic)]);

@@ -53,14 +53,20 @@ export class TaskFactory {
    * @returns the started runners and the offset each must be fetched from
    * @throws the kafkajs error when producers or offsets cannot be had (the caller retries)
    */
-  async create(partitions: readonly TopicPartition[], hooks: TaskHooks): Promise<Array<{ tp: TopicPartition; runner: TaskRunner; startOffset: number }>> {
+  async create(
+    partitions: readonly TopicPartition[],
+    hooks: TaskHooks,
+  ): Promise<Array<{ tp: TopicPartition; runner: TaskRunner; startOffset: number }>> {
     const { topology, config } = this.options;
     const exactlyOnce = topology.processingGuarantee === 'exactly_once';
     const producers = new Map<TopicPartition, TransactionalProducerClient>();
     if (exactlyOnce) {
       await Promise.all(
         partitions.map(async (tp) => {
-          const producer = this.options.client.transactionalProducer({ transactionalId: transactionalId(topology.applicationId, tp), transactionTimeoutMs: config.transactionTimeoutMs });
+          const producer = this.options.client.transactionalProducer({
+            transactionalId: transactionalId(topology.applicationId, tp),
+            transactionTimeoutMs: config.transactionTimeoutMs,
+          });
           producers.set(tp, producer);
           await producer.init();
         }),
@@ -114,7 +120,7 @@ export class TaskFactory {
   /** A task's output ports: its transactional producer under exactly_once, else the worker's producer and committer. */
   private outputPorts(producer: TransactionalProducerClient | undefined, committer: OffsetCommitter): TaskOutputPorts {
     if (producer !== undefined) return { guarantee: 'exactly_once', transactions: producer, offsets: this.options.admin };
-    if (this.options.producer === undefined) throw new IllegalStateError('an at_least_once task needs the worker\'s producer');
+    if (this.options.producer === undefined) throw new IllegalStateError("an at_least_once task needs the worker's producer");
     return { guarantee: 'at_least_once', producer: this.options.producer, committer };
   }
 

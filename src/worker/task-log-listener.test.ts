@@ -20,7 +20,12 @@ describe('task log listener', () => {
   it('logs failed port calls and skipped dedup at warn, with the task and the error', () => {
     const { logger, lines } = capture();
     const listener = taskLogListener(logger);
-    listener.onPortError!({ task: 'orders-0', port: 'dedup', error: new DedupStoreError('redis dedup claim failed: timeout'), retryInMs: 400 });
+    listener.onPortError!({
+      task: 'orders-0',
+      port: 'dedup',
+      error: new DedupStoreError('redis dedup claim failed: timeout'),
+      retryInMs: 400,
+    });
     listener.onPortError!({ task: 'orders-1', port: 'transaction', error: new Error('coordinator moved'), retryInMs: 100 });
     listener.onDedupSkipped!({ task: 'orders-0', records: 12, error: new DedupStoreError('redis down') });
     expect(lines.map((l) => [l['level'], l['msg'], l['task']])).toEqual([
@@ -28,7 +33,11 @@ describe('task log listener', () => {
       [40, 'kafka transaction failed; the task retries', 'orders-1'],
       [40, "dedup store failed: records processed without dedup (onStoreError: 'skip-dedup')", 'orders-0'],
     ]);
-    expect(lines[0]).toMatchObject({ port: 'dedup', retryInMs: 400, err: { message: 'redis dedup claim failed: timeout', code: 'WEIR_DEDUP_STORE' } });
+    expect(lines[0]).toMatchObject({
+      port: 'dedup',
+      retryInMs: 400,
+      err: { message: 'redis dedup claim failed: timeout', code: 'WEIR_DEDUP_STORE' },
+    });
     expect(lines[2]).toMatchObject({ records: 12 });
   });
 

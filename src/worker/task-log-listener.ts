@@ -32,9 +32,15 @@ export function taskLogListener(logger: Logger): TaskListener {
   return {
     onRecord: (e) => {
       if (e.outcome === 'dead-letter') {
-        logger.warn({ task: e.task, offset: e.offset, attempt: e.attempt, errorClass: e.errorClass, error: e.errorMessage }, 'record dead-lettered');
+        logger.warn(
+          { task: e.task, offset: e.offset, attempt: e.attempt, errorClass: e.errorClass, error: e.errorMessage },
+          'record dead-lettered',
+        );
       } else if (e.outcome === 'retry' && logger.isLevelEnabled('debug')) {
-        logger.debug({ task: e.task, offset: e.offset, attempt: e.attempt, delayMs: e.delayMs, errorClass: e.errorClass, error: e.errorMessage }, 'record failed; retrying');
+        logger.debug(
+          { task: e.task, offset: e.offset, attempt: e.attempt, delayMs: e.delayMs, errorClass: e.errorClass, error: e.errorMessage },
+          'record failed; retrying',
+        );
       }
     },
     onPortError: (e) =>
@@ -44,6 +50,9 @@ export function taskLogListener(logger: Logger): TaskListener {
       ),
     onWarning: (e) => logger.warn({ task: e.task, offset: e.offset }, e.message),
     onDedupSkipped: (e) =>
-      logger.warn({ task: e.task, records: e.records, err: e.error }, "dedup store failed: records processed without dedup (onStoreError: 'skip-dedup')"),
+      logger.warn(
+        { task: e.task, records: e.records, err: e.error },
+        "dedup store failed: records processed without dedup (onStoreError: 'skip-dedup')",
+      ),
   };
 }

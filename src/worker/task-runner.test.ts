@@ -15,7 +15,10 @@ describe('TaskRunner', () => {
     const kafka = new InMemoryKafka(clock);
     for (const t of ['in', 'out', 'app.p.dlq']) kafka.createTopic(t);
     const compiled = compile(
-      topology('app').source('in', 'json').process('p', (r) => r.value, { dedup: { key: () => 'k', ttlMs: 60_000, store: 'memory' } }).branch({ success: sink('out') }),
+      topology('app')
+        .source('in', 'json')
+        .process('p', (r) => r.value, { dedup: { key: () => 'k', ttlMs: 60_000, store: 'memory' } })
+        .branch({ success: sink('out') }),
     );
     // The confirmation of the first unit blocks until released: the poll is in flight meanwhile.
     const memory = new MemoryDedupStore(clock);
@@ -33,9 +36,23 @@ describe('TaskRunner', () => {
         return memory.markDone(k, o, t);
       },
     };
-    const task = new PartitionTask({ topology: compiled, topic: 'in', partition: 0, startOffset: 0, clock, output: { guarantee: 'at_least_once', producer: kafka.producer(), committer: kafka.committer('app') }, dedupStore: store });
+    const task = new PartitionTask({
+      topology: compiled,
+      topic: 'in',
+      partition: 0,
+      startOffset: 0,
+      clock,
+      output: { guarantee: 'at_least_once', producer: kafka.producer(), committer: kafka.committer('app') },
+      dedupStore: store,
+    });
     let closed: string | undefined;
-    const runner = new TaskRunner(task, { maxBufferedRecords: 100, pauseAfterMs: 1_000, setPaused: () => undefined, logger: pino({ level: 'silent' }), onClosed: (state) => (closed = state) });
+    const runner = new TaskRunner(task, {
+      maxBufferedRecords: 100,
+      pauseAfterMs: 1_000,
+      setPaused: () => undefined,
+      logger: pino({ level: 'silent' }),
+      onClosed: (state) => (closed = state),
+    });
     await kafka.producer().send([{ topic: 'in', key: null, value: Buffer.from('{"a":1}'), headers: {} }]);
     task.enqueue(kafka.read('in', 0, 0).records);
     runner.notifyRecords();

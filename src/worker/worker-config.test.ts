@@ -25,8 +25,17 @@ describe('loadWorkerConfig', () => {
   });
 
   it('reads the environment, and flags win over it', () => {
-    const c = loadWorkerConfig({ logLevel: 'debug' }, { KAFKA_BROKERS: 'a:1, b:2', REDIS_URL: 'rediss://r:6380', WEIR_LOG_LEVEL: 'warn', WEIR_SESSION_TIMEOUT_MS: '6000' });
-    expect(c).toMatchObject({ brokers: ['a:1', 'b:2'], redisUrl: 'rediss://r:6380', logLevel: 'debug', sessionTimeoutMs: 6000, heartbeatIntervalMs: 2000 });
+    const c = loadWorkerConfig(
+      { logLevel: 'debug' },
+      { KAFKA_BROKERS: 'a:1, b:2', REDIS_URL: 'rediss://r:6380', WEIR_LOG_LEVEL: 'warn', WEIR_SESSION_TIMEOUT_MS: '6000' },
+    );
+    expect(c).toMatchObject({
+      brokers: ['a:1', 'b:2'],
+      redisUrl: 'rediss://r:6380',
+      logLevel: 'debug',
+      sessionTimeoutMs: 6000,
+      heartbeatIntervalMs: 2000,
+    });
     expect(loadWorkerConfig({}, { LOG_LEVEL: 'error' }).logLevel).toBe('error');
   });
 

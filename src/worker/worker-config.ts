@@ -64,7 +64,12 @@ const hostPort = /^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/;
 const schema = z.object({
   brokers: z
     .string()
-    .transform((s) => s.split(',').map((b) => b.trim()).filter((b) => b.length > 0))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((b) => b.trim())
+        .filter((b) => b.length > 0),
+    )
     .pipe(
       z
         .array(
@@ -78,12 +83,22 @@ const schema = z.object({
   redisUrl: z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' }),
   redisCluster: z
     .string()
-    .transform((s) => s.split(',').map((n) => n.trim()).filter((n) => n.length > 0))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n.length > 0),
+    )
     .pipe(z.array(z.string().regex(hostPort, 'each cluster node must be host:port')).min(1, 'at least one cluster node is required'))
-    .transform((nodes) => nodes.map((n) => ({ host: n.slice(0, n.lastIndexOf(':')).replace(/^\[|\]$/g, ''), port: Number(n.slice(n.lastIndexOf(':') + 1)) })))
+    .transform((nodes) =>
+      nodes.map((n) => ({ host: n.slice(0, n.lastIndexOf(':')).replace(/^\[|\]$/g, ''), port: Number(n.slice(n.lastIndexOf(':') + 1)) })),
+    )
     .optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
-  applicationId: z.string().regex(/^[a-zA-Z0-9._-]+$/, "may use only ASCII letters, digits, '.', '_' and '-'").optional(),
+  applicationId: z
+    .string()
+    .regex(/^[a-zA-Z0-9._-]+$/, "may use only ASCII letters, digits, '.', '_' and '-'")
+    .optional(),
   processingGuarantee: z.enum(['at_least_once', 'exactly_once']).optional(),
   commitIntervalMs: int(1, 3_600_000).optional(),
   sessionTimeoutMs: int(6_000, 300_000),
@@ -116,13 +131,16 @@ const DEFAULTS: Partial<Record<Key, string>> = {
  * @param env the environment, e.g. `process.env`
  * @throws ConfigError naming the flag or environment variable that holds the bad value
  */
-export function loadWorkerConfig(flags: Readonly<Partial<Record<Key, string | number | undefined>>>, env: Readonly<Record<string, string | undefined>>): WorkerConfig {
+export function loadWorkerConfig(
+  flags: Readonly<Partial<Record<Key, string | number | undefined>>>,
+  env: Readonly<Record<string, string | undefined>>,
+): WorkerConfig {
   const raw: Partial<Record<Key, string>> = {};
   const origin: Partial<Record<Key, string>> = {};
   for (const key of Object.keys(CONFIG_SOURCES) as Key[]) {
     const { flag, env: name } = CONFIG_SOURCES[key];
     const fromFlag = flags[key];
-    const fromEnv = key === 'logLevel' ? env[name] ?? env['LOG_LEVEL'] : env[name];
+    const fromEnv = key === 'logLevel' ? (env[name] ?? env['LOG_LEVEL']) : env[name];
     if (fromFlag !== undefined) {
       raw[key] = String(fromFlag);
       origin[key] = flag;
@@ -143,7 +161,10 @@ export function loadWorkerConfig(flags: Readonly<Partial<Record<Key, string | nu
   const c = parsed.data;
   const heartbeatIntervalMs = c.heartbeatIntervalMs ?? Math.min(3_000, Math.floor(c.sessionTimeoutMs / 3));
   if (heartbeatIntervalMs >= c.sessionTimeoutMs) {
-    throw new ConfigError(origin.heartbeatIntervalMs ?? 'WEIR_HEARTBEAT_INTERVAL_MS', `must be less than the session timeout (${c.sessionTimeoutMs} ms)`);
+    throw new ConfigError(
+      origin.heartbeatIntervalMs ?? 'WEIR_HEARTBEAT_INTERVAL_MS',
+      `must be less than the session timeout (${c.sessionTimeoutMs} ms)`,
+    );
   }
   return { ...c, heartbeatIntervalMs } as WorkerConfig;
 }

@@ -21,11 +21,35 @@ export class WorkerMetrics {
     this.registry.setDefaultLabels(labels);
     collectDefaultMetrics({ register: this.registry, prefix: 'weir_process_' });
     const registers = [this.registry];
-    this.records = new Counter({ name: 'weir_records_total', help: 'Record outcomes by input topic: success, retry, dead-letter, duplicate', labelNames: ['topic', 'outcome'], registers });
-    this.deadLetters = new Counter({ name: 'weir_dead_letters_total', help: 'Records sent to the dead-letter queue, by error class', labelNames: ['topic', 'error_class'], registers });
-    this.commits = new Counter({ name: 'weir_commits_total', help: 'Offset commits (or committed transactions)', labelNames: ['topic'], registers });
-    this.portErrors = new Counter({ name: 'weir_port_errors_total', help: 'Failed produce, commit, transaction and dedup-store calls (retried)', labelNames: ['port'], registers });
-    this.dedupSkipped = new Counter({ name: 'weir_dedup_skipped_total', help: "Records processed without dedup because the store failed (onStoreError: 'skip-dedup')", registers });
+    this.records = new Counter({
+      name: 'weir_records_total',
+      help: 'Record outcomes by input topic: success, retry, dead-letter, duplicate',
+      labelNames: ['topic', 'outcome'],
+      registers,
+    });
+    this.deadLetters = new Counter({
+      name: 'weir_dead_letters_total',
+      help: 'Records sent to the dead-letter queue, by error class',
+      labelNames: ['topic', 'error_class'],
+      registers,
+    });
+    this.commits = new Counter({
+      name: 'weir_commits_total',
+      help: 'Offset commits (or committed transactions)',
+      labelNames: ['topic'],
+      registers,
+    });
+    this.portErrors = new Counter({
+      name: 'weir_port_errors_total',
+      help: 'Failed produce, commit, transaction and dedup-store calls (retried)',
+      labelNames: ['port'],
+      registers,
+    });
+    this.dedupSkipped = new Counter({
+      name: 'weir_dedup_skipped_total',
+      help: "Records processed without dedup because the store failed (onStoreError: 'skip-dedup')",
+      registers,
+    });
     this.rebalances = new Counter({ name: 'weir_rebalances_total', help: 'Consumer-group rebalances seen by this worker', registers });
     this.tasks = new Gauge({ name: 'weir_tasks', help: 'Tasks (assigned partitions) running', registers });
   }

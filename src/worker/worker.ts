@@ -88,9 +88,14 @@ export class Worker {
     const { topology, config } = this.options;
     // stop() may come while starting (SIGTERM during a slow join): then start no further.
     const stillStarting = (): void => {
-      if (this.state === 'stopping' || this.state === 'stopped') throw new IllegalStateError('the worker was stopped while it was starting');
+      if (this.state === 'stopping' || this.state === 'stopped')
+        throw new IllegalStateError('the worker was stopped while it was starting');
     };
-    this.client = await createKafkaClient('kafkajs', { brokers: config.brokers, clientId: `weir-${topology.applicationId}`, logger: this.logger });
+    this.client = await createKafkaClient('kafkajs', {
+      brokers: config.brokers,
+      clientId: `weir-${topology.applicationId}`,
+      logger: this.logger,
+    });
     const admin = this.client.admin();
     this.admin = admin;
     await admin.connect().catch((error: unknown) => {

@@ -49,9 +49,27 @@ export function dedupStoreContract(name: string, makeHarness: () => DedupStoreHa
 
     it('claims free keys, lets the owner claim again, and answers busy to other owners', async () => {
       const s = fresh();
-      expect(await s.claim([{ key: 'a', offset: 1 }, { key: 'b', offset: 2 }], 'in-0', LONG)).toEqual(['claimed', 'claimed']);
+      expect(
+        await s.claim(
+          [
+            { key: 'a', offset: 1 },
+            { key: 'b', offset: 2 },
+          ],
+          'in-0',
+          LONG,
+        ),
+      ).toEqual(['claimed', 'claimed']);
       expect(await s.claim([{ key: 'a', offset: 1 }], 'in-0', LONG)).toEqual(['claimed']);
-      expect(await s.claim([{ key: 'b', offset: 7 }, { key: 'c', offset: 8 }], 'in-1', LONG)).toEqual(['busy', 'claimed']);
+      expect(
+        await s.claim(
+          [
+            { key: 'b', offset: 7 },
+            { key: 'c', offset: 8 },
+          ],
+          'in-1',
+          LONG,
+        ),
+      ).toEqual(['busy', 'claimed']);
     });
 
     it('answers duplicate for a confirmed key, to every owner', async () => {
@@ -71,8 +89,16 @@ export function dedupStoreContract(name: string, makeHarness: () => DedupStoreHa
     it('answers many keys in input order, the same key twice in one call included', async () => {
       const s = fresh();
       const keys = Array.from({ length: 300 }, (_, i) => `order-${i}`);
-      await s.markDone(keys.filter((_, i) => i % 3 === 0), 'in-0', LONG);
-      await s.claim(keys.filter((_, i) => i % 3 === 1).map((key) => ({ key, offset: 1 })), 'in-9', LONG);
+      await s.markDone(
+        keys.filter((_, i) => i % 3 === 0),
+        'in-0',
+        LONG,
+      );
+      await s.claim(
+        keys.filter((_, i) => i % 3 === 1).map((key) => ({ key, offset: 1 })),
+        'in-9',
+        LONG,
+      );
       const claims = [...keys.map((key, i) => ({ key, offset: 100 + i })), { key: 'order-2', offset: 999 }];
       const expected = [...keys.map((_, i) => (i % 3 === 0 ? 'duplicate' : i % 3 === 1 ? 'busy' : 'claimed')), 'claimed'];
       expect(await s.claim(claims, 'in-0', LONG)).toEqual(expected);
@@ -81,11 +107,21 @@ export function dedupStoreContract(name: string, makeHarness: () => DedupStoreHa
     it('keeps keys with braces, colons, spaces and non-ASCII characters apart', async () => {
       const s = fresh();
       const keys = ['{x}', '{x', 'x}', 'a:b', 'a b', 'ключ', '🔑', ''];
-      expect(await s.claim(keys.map((key, i) => ({ key, offset: i })), 'in-0', LONG)).toEqual(keys.map(() => 'claimed'));
+      expect(
+        await s.claim(
+          keys.map((key, i) => ({ key, offset: i })),
+          'in-0',
+          LONG,
+        ),
+      ).toEqual(keys.map(() => 'claimed'));
       await s.markDone(['{x}', 'ключ'], 'in-0', LONG);
-      expect(await s.claim(keys.map((key, i) => ({ key, offset: i })), 'in-1', LONG)).toEqual(
-        keys.map((k) => (k === '{x}' || k === 'ключ' ? 'duplicate' : 'busy')),
-      );
+      expect(
+        await s.claim(
+          keys.map((key, i) => ({ key, offset: i })),
+          'in-1',
+          LONG,
+        ),
+      ).toEqual(keys.map((k) => (k === '{x}' || k === 'ключ' ? 'duplicate' : 'busy')));
     });
 
     it('separates applications: the same key in two namespaces', async () => {
@@ -114,12 +150,48 @@ export function dedupStoreContract(name: string, makeHarness: () => DedupStoreHa
 
     it('recover confirms the owner’s claims below the committed offset and keeps the rest claimed', async () => {
       const s = fresh();
-      await s.claim([{ key: 'below-1', offset: 10 }, { key: 'below-2', offset: 11 }, { key: 'at', offset: 12 }, { key: 'above', offset: 13 }], 'in-0', LONG);
+      await s.claim(
+        [
+          { key: 'below-1', offset: 10 },
+          { key: 'below-2', offset: 11 },
+          { key: 'at', offset: 12 },
+          { key: 'above', offset: 13 },
+        ],
+        'in-0',
+        LONG,
+      );
       await s.claim([{ key: 'other', offset: 1 }], 'in-1', LONG);
       expect(await s.recover('in-0', 12, LONG)).toBe(2);
-      expect(await s.claim([{ key: 'below-1', offset: 20 }, { key: 'below-2', offset: 21 }], 'in-1', LONG)).toEqual(['duplicate', 'duplicate']);
-      expect(await s.claim([{ key: 'at', offset: 12 }, { key: 'above', offset: 13 }], 'in-1', LONG)).toEqual(['busy', 'busy']);
-      expect(await s.claim([{ key: 'at', offset: 12 }, { key: 'above', offset: 13 }], 'in-0', LONG)).toEqual(['claimed', 'claimed']);
+      expect(
+        await s.claim(
+          [
+            { key: 'below-1', offset: 20 },
+            { key: 'below-2', offset: 21 },
+          ],
+          'in-1',
+          LONG,
+        ),
+      ).toEqual(['duplicate', 'duplicate']);
+      expect(
+        await s.claim(
+          [
+            { key: 'at', offset: 12 },
+            { key: 'above', offset: 13 },
+          ],
+          'in-1',
+          LONG,
+        ),
+      ).toEqual(['busy', 'busy']);
+      expect(
+        await s.claim(
+          [
+            { key: 'at', offset: 12 },
+            { key: 'above', offset: 13 },
+          ],
+          'in-0',
+          LONG,
+        ),
+      ).toEqual(['claimed', 'claimed']);
       expect(await s.claim([{ key: 'other', offset: 1 }], 'in-0', LONG)).toEqual(['busy']);
       expect(await s.recover('in-0', 12, LONG)).toBe(0);
     });

@@ -22,9 +22,14 @@ function topologyFile(name: string, source: string): string {
 
 function weir(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(repoRoot, 'bin', 'weir.js'), ...args], { cwd: repoRoot, env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [path.join(repoRoot, 'bin', 'weir.js'), ...args],
+      { cwd: repoRoot, env: { ...process.env, ...env }, timeout: 60_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -43,7 +48,7 @@ describe('weir CLI', () => {
     expect(syntax.code).toBe(2);
     expect(syntax.stderr).toContain(`${broken}: failed to load`);
 
-    const noDefault = topologyFile('no-default.ts', "export const x = 1;\n");
+    const noDefault = topologyFile('no-default.ts', 'export const x = 1;\n');
     const none = await weir(['describe', noDefault]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain(`${noDefault}: has no default export`);

@@ -103,7 +103,12 @@ interface RunReport {
 }
 
 /** One guarantee's run: input, disruptions, then everything consumed; returns sink + DLQ read to the end. */
-async function run(guarantee: 'exactly_once' | 'at_least_once', input: ReturnType<typeof crashInput>, random: () => number, brokerRestart: () => Promise<void>): Promise<RunReport> {
+async function run(
+  guarantee: 'exactly_once' | 'at_least_once',
+  input: ReturnType<typeof crashInput>,
+  random: () => number,
+  brokerRestart: () => Promise<void>,
+): Promise<RunReport> {
   const id = `weir-crash-${guarantee === 'exactly_once' ? 'eos' : 'alos'}-${randomBytes(3).toString('hex')}`;
   fx.trackDedupKeys(id);
   const topics = { source: `${id}.in`, sink: `${id}.out`, dlq: `${id}.dlq` };
@@ -121,20 +126,43 @@ async function run(guarantee: 'exactly_once' | 'at_least_once', input: ReturnTyp
       await admin.disconnect();
     }
   }
-  await produce(fx.kafka, topics.source, input.messages.map((m) => ({ key: m.key, value: JSON.stringify(m.script) })));
+  await produce(
+    fx.kafka,
+    topics.source,
+    input.messages.map((m) => ({ key: m.key, value: JSON.stringify(m.script) })),
+  );
 
   const mine: WorkerProcess[] = [];
   const start = (): WorkerProcess => {
     const worker = fx.startWorker(FIXTURE, {
       args: [
-        '--application-id', id, '--guarantee', guarantee, '--brokers', fx.brokers,
-        '--commit-interval-ms', guarantee === 'exactly_once' ? '100' : '200',
-        '--session-timeout-ms', '6000', '--heartbeat-interval-ms', '1000', '--transaction-timeout-ms', '10000', '--shutdown-timeout-ms', '20000',
+        '--application-id',
+        id,
+        '--guarantee',
+        guarantee,
+        '--brokers',
+        fx.brokers,
+        '--commit-interval-ms',
+        guarantee === 'exactly_once' ? '100' : '200',
+        '--session-timeout-ms',
+        '6000',
+        '--heartbeat-interval-ms',
+        '1000',
+        '--transaction-timeout-ms',
+        '10000',
+        '--shutdown-timeout-ms',
+        '20000',
       ],
       env: {
-        WEIR_TEST_SOURCE: topics.source, WEIR_TEST_SINK: topics.sink, WEIR_TEST_DLQ: topics.dlq,
-        WEIR_TEST_DEDUP: 'redis', WEIR_TEST_CLAIM_TTL_MS: '15000', WEIR_TEST_MAX_ATTEMPTS: '3', WEIR_TEST_BACKOFF_MS: '5',
-        WEIR_TEST_RECORD_DELAY_MS: '4', REDIS_URL: inject('redisUrl'),
+        WEIR_TEST_SOURCE: topics.source,
+        WEIR_TEST_SINK: topics.sink,
+        WEIR_TEST_DLQ: topics.dlq,
+        WEIR_TEST_DEDUP: 'redis',
+        WEIR_TEST_CLAIM_TTL_MS: '15000',
+        WEIR_TEST_MAX_ATTEMPTS: '3',
+        WEIR_TEST_BACKOFF_MS: '5',
+        WEIR_TEST_RECORD_DELAY_MS: '4',
+        REDIS_URL: inject('redisUrl'),
       },
     });
     mine.push(worker);
@@ -185,7 +213,8 @@ async function run(guarantee: 'exactly_once' | 'at_least_once', input: ReturnTyp
   expect(await a.stop('SIGTERM')).toBe(0);
   const records = await readToEnd(fx.kafka, [topics.sink, topics.dlq], { timeoutMs: 120_000 });
   const logs = new Map<string, number>();
-  for (const w of mine) for (const l of w.logs) if (l.level >= 40 || /fenced|assigned|crashed/.test(l.msg)) logs.set(l.msg, (logs.get(l.msg) ?? 0) + 1);
+  for (const w of mine)
+    for (const l of w.logs) if (l.level >= 40 || /fenced|assigned|crashed/.test(l.msg)) logs.set(l.msg, (logs.get(l.msg) ?? 0) + 1);
   return { guarantee, records, kills, events, logs };
 }
 
@@ -206,7 +235,9 @@ describe('crash test: 10 000 records, 10 SIGKILLs, a rebalance, a broker restart
     const expectedIds = [...input.unique.keys()];
     const poison = new Set([...input.unique.values()].filter((s) => s.kind === 'poison').map((s) => s.id));
 
-    const lines: string[] = [`[crash] seed ${SEED}; input ${RECORDS} records: ${input.unique.size} unique ids, ${RECORDS - input.unique.size} duplicate-key re-sends, ${poison.size} poison, ${[...input.unique.values()].filter((s) => s.failAttempts).length} transient`];
+    const lines: string[] = [
+      `[crash] seed ${SEED}; input ${RECORDS} records: ${input.unique.size} unique ids, ${RECORDS - input.unique.size} duplicate-key re-sends, ${poison.size} poison, ${[...input.unique.values()].filter((s) => s.failAttempts).length} transient`,
+    ];
     const summary = (report: RunReport) => {
       const counts = new Map<string, number>();
       const pids = new Map<string, Set<number | undefined>>();

@@ -27,7 +27,8 @@ dedupStoreContract('RedisDedupStore (Redis Cluster, 3 masters)', async () => {
   const unused = await freePort();
   return {
     store: (applicationId) => new RedisDedupStore({ applicationId, redis: { clusterNodes: nodes } }),
-    unreachable: (applicationId) => new RedisDedupStore({ applicationId, redis: { clusterNodes: [{ host: '127.0.0.1', port: unused }] }, commandTimeoutMs: 500 }),
+    unreachable: (applicationId) =>
+      new RedisDedupStore({ applicationId, redis: { clusterNodes: [{ host: '127.0.0.1', port: unused }] }, commandTimeoutMs: 500 }),
     elapse: (ms) => sleep(ms),
     shortTtlMs: 200,
   };
@@ -67,7 +68,11 @@ describe('RedisDedupStore key layout and round trips on a Redis Cluster', () => 
   it('claims 500 keys with one script per bucket, one socket write per node', async () => {
     const claims = Array.from({ length: 500 }, (_, i) => ({ key: `order-${i}`, offset: i }));
     // Discovers the slots, and has every node cache the script (EVALSHA works from then on).
-    await store.claim(claims.map((c) => ({ key: `warm-up-${c.key}`, offset: 0 })), 'warm-up', 60_000);
+    await store.claim(
+      claims.map((c) => ({ key: `warm-up-${c.key}`, offset: 0 })),
+      'warm-up',
+      60_000,
+    );
     const buckets = new Set(claims.map((c) => dedupBucketOf(c.key, 16)));
     const ports = cluster.nodes.map((n) => n.port);
     const reading = await meterRedis(ports, () => store.claim(claims, 'orders-0', 60_000));
@@ -81,7 +86,16 @@ describe('RedisDedupStore key layout and round trips on a Redis Cluster', () => 
         `socket writes per node: ${JSON.stringify(Object.fromEntries(reading.writesByPort))}`,
     );
     expect(await store.recover('orders-0', 250, 60_000)).toBe(250);
-    expect(await store.claim([{ key: 'order-10', offset: 10 }, { key: 'order-400', offset: 400 }], 'orders-1', 60_000)).toEqual(['duplicate', 'busy']);
+    expect(
+      await store.claim(
+        [
+          { key: 'order-10', offset: 10 },
+          { key: 'order-400', offset: 400 },
+        ],
+        'orders-1',
+        60_000,
+      ),
+    ).toEqual(['duplicate', 'busy']);
   });
 });
 
@@ -94,12 +108,19 @@ describe('weir run with REDIS_CLUSTER_NODES', () => {
     await fx.createTopics([{ topic: topics.source, partitions: 2 }]);
     const ids = Array.from({ length: 200 }, (_, i) => `order-${i}`);
     const resent = ids.filter((_, i) => i % 10 === 0);
-    await produce(kafka, topics.source, [...ids, ...resent].map((i, seq) => ({ key: `${i}-${seq}`, value: JSON.stringify({ id: i, seq }) })));
+    await produce(
+      kafka,
+      topics.source,
+      [...ids, ...resent].map((i, seq) => ({ key: `${i}-${seq}`, value: JSON.stringify({ id: i, seq }) })),
+    );
     const metricsPort = await freePort();
     const worker = fx.startWorker('test/integration/fixtures/scripted-topology.ts', {
       args: ['--application-id', id, '--metrics-port', String(metricsPort)],
       env: {
-        WEIR_TEST_SOURCE: topics.source, WEIR_TEST_SINK: topics.sink, WEIR_TEST_DLQ: topics.dlq, WEIR_TEST_DEDUP: 'redis',
+        WEIR_TEST_SOURCE: topics.source,
+        WEIR_TEST_SINK: topics.sink,
+        WEIR_TEST_DLQ: topics.dlq,
+        WEIR_TEST_DEDUP: 'redis',
         REDIS_CLUSTER_NODES: nodes.map((n) => `${n.host}:${n.port}`).join(','),
         REDIS_URL: 'redis://127.0.0.1:1', // not used: the cluster wins
       },

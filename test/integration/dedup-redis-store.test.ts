@@ -58,7 +58,13 @@ describe('RedisDedupStore round trips (standalone Redis)', () => {
       expect(claim.commands.map((c) => c.command)).toEqual([expect.stringMatching(SCRIPT_CALL)]);
       expect(claim.writesByPort.get(redisPort)).toBe(1);
 
-      const done = await meterRedis([redisPort], () => store.markDone(claims.slice(0, 250).map((c) => c.key), 'in-0', 60_000));
+      const done = await meterRedis([redisPort], () =>
+        store.markDone(
+          claims.slice(0, 250).map((c) => c.key),
+          'in-0',
+          60_000,
+        ),
+      );
       expect(done.commands.map((c) => c.command)).toEqual([expect.stringMatching(SCRIPT_CALL)]);
       expect(done.writesByPort.get(redisPort)).toBe(1);
 
@@ -70,7 +76,9 @@ describe('RedisDedupStore round trips (standalone Redis)', () => {
       // The server saw the same: three script calls for 500 keys.
       await pollUntil(() => seen.length >= 3, 5_000, 20);
       expect(seen.map((args) => args[0]?.toLowerCase())).toEqual([0, 1, 2].map(() => expect.stringMatching(SCRIPT_CALL)));
-      console.log(`[round trips] 500 claims → ${claim.commands.length} command, ${claim.writesByPort.get(redisPort)} write; MONITOR saw ${seen.length} script calls for claim+markDone+recover`);
+      console.log(
+        `[round trips] 500 claims → ${claim.commands.length} command, ${claim.writesByPort.get(redisPort)} write; MONITOR saw ${seen.length} script calls for claim+markDone+recover`,
+      );
     } finally {
       monitor.disconnect();
     }

@@ -37,10 +37,18 @@ async function scenario(name: string, env: Record<string, string>, redisUrl: str
   fx.trackDedupKeys(id);
   const worker = sc.start();
   /** Sends `{ id }` records; `key` picks the partition key (default: the id). */
-  const send = (ids: readonly string[], key = (id: string) => id) => produce(fx.kafka, topics.source, ids.map((i, seq) => ({ key: key(i), value: JSON.stringify({ id: i, seq }) })));
-  const metric = async (name: string, labels: Record<string, string> = {}) => sumMetric(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(), name, labels);
+  const send = (ids: readonly string[], key = (id: string) => id) =>
+    produce(
+      fx.kafka,
+      topics.source,
+      ids.map((i, seq) => ({ key: key(i), value: JSON.stringify({ id: i, seq }) })),
+    );
+  const metric = async (name: string, labels: Record<string, string> = {}) =>
+    sumMetric(await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text(), name, labels);
   const sinkIds = async (n: number, timeoutMs = 60_000) =>
-    (await readTopics(fx.kafka, [topics.sink], { until: (rs) => rs.length >= n, timeoutMs })).records.map((r) => (JSON.parse(r.value!.toString()) as { id: string }).id);
+    (await readTopics(fx.kafka, [topics.sink], { until: (rs) => rs.length >= n, timeoutMs })).records.map(
+      (r) => (JSON.parse(r.value!.toString()) as { id: string }).id,
+    );
   return { id, topics, worker, send, metric, sinkIds };
 }
 
@@ -75,7 +83,9 @@ describe('weir run with Redis dedup', () => {
       expect(out.map(idOf).sort()).toEqual([...unique].sort());
       const records = unique.length + duplicates;
       const scriptCalls = (await scriptCallsSoFar()) - callsBefore;
-      console.log(`[dedup] ${records} records, ${duplicates} duplicates dropped; Redis script calls (INFO commandstats): ${scriptCalls} (claim + confirm per batch, recover per task)`);
+      console.log(
+        `[dedup] ${records} records, ${duplicates} duplicates dropped; Redis script calls (INFO commandstats): ${scriptCalls} (claim + confirm per batch, recover per task)`,
+      );
       expect(scriptCalls).toBeGreaterThan(0);
       expect(scriptCalls).toBeLessThan(records / 10);
     } finally {
@@ -83,34 +93,44 @@ describe('weir run with Redis dedup', () => {
     }
   });
 
-  it.each(['fail', 'skip-dedup'] as const)("with onStoreError '%s', logs and counts a Redis outage and processes every record", async (policy) => {
-    const port = await freePort();
-    const redisUrl = `redis://127.0.0.1:${port}`;
-    stopRedisAfterAll(redisUrl);
-    expect((await ensureRedis(redisUrl)).startedByUs).toBe(true);
-    const s = await scenario(`dedup-${policy}`, { WEIR_TEST_DEDUP_ON_ERROR: policy }, redisUrl);
-    await s.send(['a1', 'a2', 'a3']);
-    expect((await s.sinkIds(3)).sort()).toEqual(['a1', 'a2', 'a3']);
+  it.each(['fail', 'skip-dedup'] as const)(
+    "with onStoreError '%s', logs and counts a Redis outage and processes every record",
+    async (policy) => {
+      const port = await freePort();
+      const redisUrl = `redis://127.0.0.1:${port}`;
+      stopRedisAfterAll(redisUrl);
+      expect((await ensureRedis(redisUrl)).startedByUs).toBe(true);
+      const s = await scenario(`dedup-${policy}`, { WEIR_TEST_DEDUP_ON_ERROR: policy }, redisUrl);
+      await s.send(['a1', 'a2', 'a3']);
+      expect((await s.sinkIds(3)).sort()).toEqual(['a1', 'a2', 'a3']);
 
-    expect(await stopRedis(redisUrl)).toBe(true);
-    await s.send(['b1', 'b2', 'b3']);
-    if (policy === 'fail') {
-      // Pauses and retries with backoff: nothing of the second batch is processed meanwhile.
-      await s.worker.waitForLog((l) => l.msg === 'dedup store call failed' && (l['retryInMs'] as number) >= 800, 60_000);
-      expect(await s.metric('weir_records_total', { outcome: 'success' })).toBe(3);
-      expect(await s.metric('weir_port_errors_total', { port: 'dedup' })).toBeGreaterThanOrEqual(4);
-      expect(await s.metric('weir_dedup_skipped_total')).toBe(0);
-      await ensureRedis(redisUrl);
-    } else {
-      await s.worker.waitForLog((l) => l.msg.startsWith('dedup store failed: records processed without dedup'), 60_000);
+      expect(await stopRedis(redisUrl)).toBe(true);
+      await s.send(['b1', 'b2', 'b3']);
+      if (policy === 'fail') {
+        // Pauses and retries with backoff: nothing of the second batch is processed meanwhile.
+        await s.worker.waitForLog((l) => l.msg === 'dedup store call failed' && (l['retryInMs'] as number) >= 800, 60_000);
+        expect(await s.metric('weir_records_total', { outcome: 'success' })).toBe(3);
+        expect(await s.metric('weir_port_errors_total', { port: 'dedup' })).toBeGreaterThanOrEqual(4);
+        expect(await s.metric('weir_dedup_skipped_total')).toBe(0);
+        await ensureRedis(redisUrl);
+      } else {
+        await s.worker.waitForLog((l) => l.msg.startsWith('dedup store failed: records processed without dedup'), 60_000);
+        expect((await s.sinkIds(6)).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
+        expect(await s.metric('weir_dedup_skipped_total')).toBeGreaterThanOrEqual(3);
+        await ensureRedis(redisUrl);
+      }
       expect((await s.sinkIds(6)).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
-      expect(await s.metric('weir_dedup_skipped_total')).toBeGreaterThanOrEqual(3);
-      await ensureRedis(redisUrl);
-    }
-    expect((await s.sinkIds(6)).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
-    expect(await waitForGroupCaughtUp(fx.kafka, s.id, [s.topics.source], 60_000)).toBe(true);
-    expect(await s.worker.stop('SIGTERM')).toBe(0);
-    expect((await readToEnd(fx.kafka, [s.topics.sink], { timeoutMs: 60_000 })).map(idOf).sort()).toEqual(['a1', 'a2', 'a3', 'b1', 'b2', 'b3']);
-    await stopRedis(redisUrl);
-  });
+      expect(await waitForGroupCaughtUp(fx.kafka, s.id, [s.topics.source], 60_000)).toBe(true);
+      expect(await s.worker.stop('SIGTERM')).toBe(0);
+      expect((await readToEnd(fx.kafka, [s.topics.sink], { timeoutMs: 60_000 })).map(idOf).sort()).toEqual([
+        'a1',
+        'a2',
+        'a3',
+        'b1',
+        'b2',
+        'b3',
+      ]);
+      await stopRedis(redisUrl);
+    },
+  );
 });

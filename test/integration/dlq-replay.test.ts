@@ -39,16 +39,30 @@ describe('inspect → fix → replay (topologies/payments.ts)', () => {
     const start = (currencies: string): WorkerProcess => {
       return fx.startWorker(TOPOLOGY, {
         args: ['--application-id', app],
-        env: { PAYMENTS_TOPIC: topics.source, PAYMENTS_CHARGED_TOPIC: topics.charged, PAYMENTS_CURRENCIES: currencies, PAYMENTS_FAILURE_RATE: '0' },
+        env: {
+          PAYMENTS_TOPIC: topics.source,
+          PAYMENTS_CHARGED_TOPIC: topics.charged,
+          PAYMENTS_CURRENCIES: currencies,
+          PAYMENTS_FAILURE_RATE: '0',
+        },
       });
     };
     const read = (topic: string, count: number) => readTopics(fx.kafka, [topic], { until: (rs) => rs.length >= count, timeoutMs: 30_000 });
 
     // 1. The gateway takes EUR only: 6 USD payments and an invalid one are dead-lettered at once.
     let worker = start('EUR');
-    const payments: PaymentJson[] = Array.from({ length: 16 }, (_, i) => ({ id: `p${i}`, accountId: `a${i % 4}`, amountCents: 100 + i, currency: i % 8 < 3 ? 'USD' : 'EUR' }));
+    const payments: PaymentJson[] = Array.from({ length: 16 }, (_, i) => ({
+      id: `p${i}`,
+      accountId: `a${i % 4}`,
+      amountCents: 100 + i,
+      currency: i % 8 < 3 ? 'USD' : 'EUR',
+    }));
     payments.push({ id: 'p-bad', accountId: 'a9', amountCents: -1, currency: 'EUR' });
-    await produce(fx.kafka, topics.source, payments.map((p) => ({ key: p.accountId, value: JSON.stringify(p) })));
+    await produce(
+      fx.kafka,
+      topics.source,
+      payments.map((p) => ({ key: p.accountId, value: JSON.stringify(p) })),
+    );
     expect((await read(topics.charged, 10)).complete).toBe(true);
     expect((await read(topics.dlq, 7)).complete).toBe(true);
 
@@ -58,7 +72,14 @@ describe('inspect → fix → replay (topologies/payments.ts)', () => {
     const report = JSON.parse(inspected.stdout);
     expect(report.counts).toEqual({ total: 7, byErrorClass: { UnsupportedCurrency: 6, NonRetriableError: 1 }, byProcessor: { charge: 7 } });
     for (const r of report.records) {
-      expect(r).toMatchObject({ applicationId: app, processor: 'charge', attempts: 1, replayCount: 0, replayMax: 2, origin: { topic: topics.source } });
+      expect(r).toMatchObject({
+        applicationId: app,
+        processor: 'charge',
+        attempts: 1,
+        replayCount: 0,
+        replayMax: 2,
+        origin: { topic: topics.source },
+      });
       expect(r.weirHeaders['weir.error.stack']).toContain(r.errorClass);
     }
 
@@ -77,7 +98,12 @@ describe('inspect → fix → replay (topologies/payments.ts)', () => {
     expect(await total(topics.source)).toBe(sourceBefore + 6);
     const { records: charged, complete } = await read(topics.charged, 16);
     expect(complete).toBe(true);
-    expect(charged.map((r) => payment(r).id).sort()).toEqual(payments.filter((p) => p.id !== 'p-bad').map((p) => p.id).sort());
+    expect(charged.map((r) => payment(r).id).sort()).toEqual(
+      payments
+        .filter((p) => p.id !== 'p-bad')
+        .map((p) => p.id)
+        .sort(),
+    );
     expect(charged.filter((r) => payment(r).currency === 'USD')).toHaveLength(6);
 
     // Again: nothing is replayed twice.

@@ -18,7 +18,10 @@ const HOUR = 3_600_000;
 const unique = (name: string): string => `${name}-${randomUUID().slice(0, 8)}`;
 
 /** A dead-letter record as weir writes it. */
-function deadLetter(n: number, o: { original: string; errorClass: string; processor: string; failedAtMs: number; replayCount?: number; replayMax?: number }): Message {
+function deadLetter(
+  n: number,
+  o: { original: string; errorClass: string; processor: string; failedAtMs: number; replayCount?: number; replayMax?: number },
+): Message {
   return {
     key: `k${n}`,
     value: JSON.stringify({ n }),
@@ -76,12 +79,24 @@ describe('weir dlq inspect', () => {
       { errorClass: 'GatewayTimeout', processor: 'refund', failedAtMs: now - 10 * 60_000 },
       { errorClass: 'UnsupportedCurrency', processor: 'refund', failedAtMs: now - 60_000 },
     ];
-    await produce(fx.kafka, dlq, spec.map((o, n) => deadLetter(n, { original: 'payments', ...o })));
+    await produce(
+      fx.kafka,
+      dlq,
+      spec.map((o, n) => deadLetter(n, { original: 'payments', ...o })),
+    );
 
     const all = await runWeir(['dlq', 'inspect', dlq, '--format', 'json']);
     expect(all.code).toBe(0);
     const report = JSON.parse(all.stdout);
-    expect(report).toMatchObject({ scanned: 5, matched: 5, counts: { total: 5, byErrorClass: { GatewayTimeout: 3, TypeError: 1, UnsupportedCurrency: 1 }, byProcessor: { charge: 3, refund: 2 } } });
+    expect(report).toMatchObject({
+      scanned: 5,
+      matched: 5,
+      counts: {
+        total: 5,
+        byErrorClass: { GatewayTimeout: 3, TypeError: 1, UnsupportedCurrency: 1 },
+        byProcessor: { charge: 3, refund: 2 },
+      },
+    });
     expect(report.records.map((r: { value: string }) => JSON.parse(r.value).n)).toEqual([0, 1, 2, 3, 4]);
     expect(report.records[0]).toMatchObject({
       key: 'k0',
@@ -94,9 +109,29 @@ describe('weir dlq inspect', () => {
       weirHeaders: { 'weir.error.message': 'record 0 failed', 'weir.original.topic': 'payments', 'weir.attempts': '3' },
     });
 
-    const filtered = JSON.parse((await runWeir(['dlq', 'inspect', dlq, '--format', 'json', '--since', '1h', '--error-class', 'GatewayTimeout,TypeError'])).stdout);
-    expect(filtered).toMatchObject({ scanned: 5, matched: 2, counts: { byErrorClass: { GatewayTimeout: 1, TypeError: 1 }, byProcessor: { charge: 1, refund: 1 } } });
-    const byProcessor = JSON.parse((await runWeir(['dlq', 'inspect', dlq, '--format', 'json', '--processor', 'refund', '--until', new Date(now - 5 * 60_000).toISOString()])).stdout);
+    const filtered = JSON.parse(
+      (await runWeir(['dlq', 'inspect', dlq, '--format', 'json', '--since', '1h', '--error-class', 'GatewayTimeout,TypeError'])).stdout,
+    );
+    expect(filtered).toMatchObject({
+      scanned: 5,
+      matched: 2,
+      counts: { byErrorClass: { GatewayTimeout: 1, TypeError: 1 }, byProcessor: { charge: 1, refund: 1 } },
+    });
+    const byProcessor = JSON.parse(
+      (
+        await runWeir([
+          'dlq',
+          'inspect',
+          dlq,
+          '--format',
+          'json',
+          '--processor',
+          'refund',
+          '--until',
+          new Date(now - 5 * 60_000).toISOString(),
+        ])
+      ).stdout,
+    );
     expect(byProcessor.records.map((r: { value: string }) => JSON.parse(r.value).n)).toEqual([3]);
     const limited = JSON.parse((await runWeir(['dlq', 'inspect', dlq, '--format', 'json', '--limit', '2'])).stdout);
     expect(limited.matched).toBe(5);
@@ -115,12 +150,21 @@ describe('weir dlq replay', () => {
   it('rejects bad arguments with exit 2 and reports missing or empty topics', async () => {
     const dlq = unique('args.dlq');
     await fx.createTopics([{ topic: dlq, partitions: 1 }]);
-    for (const args of [['--rate', 'fast'], ['--rate', '0'], ['--since', 'yesterday'], ['--to', 'bad topic'], ['--max-replays', '-1'], ['--to', dlq]]) {
+    for (const args of [
+      ['--rate', 'fast'],
+      ['--rate', '0'],
+      ['--since', 'yesterday'],
+      ['--to', 'bad topic'],
+      ['--max-replays', '-1'],
+      ['--to', dlq],
+    ]) {
       const result = await runWeir(['dlq', 'replay', dlq, ...args]);
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stderr, args.join(' ')).toMatch(/is invalid|a loop/);
     }
-    expect((await runWeir(['dlq', 'replay', dlq, '--to', unique('absent')])).stderr).toMatch(/--to topic 'absent-[0-9a-f]+' does not exist/);
+    expect((await runWeir(['dlq', 'replay', dlq, '--to', unique('absent')])).stderr).toMatch(
+      /--to topic 'absent-[0-9a-f]+' does not exist/,
+    );
     const missing = await runWeir(['dlq', 'replay', unique('gone.dlq')]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/dead-letter topic 'gone\.dlq-[0-9a-f]+' does not exist/);
@@ -132,12 +176,33 @@ describe('weir dlq replay', () => {
     const dlq = unique('replay.dlq');
     const target = unique('replay.target');
     const group = `weir-replay.${dlq}`;
-    await fx.createTopics([{ topic: dlq, partitions: 2 }, { topic: target, partitions: 2 }]);
+    await fx.createTopics([
+      { topic: dlq, partitions: 2 },
+      { topic: target, partitions: 2 },
+    ]);
     const now = Date.now();
     // 16 replayable records (replay counts 0–1 of a limit of 2), 2 refused (count 2), 2 of another class.
     const messages = [
-      ...Array.from({ length: 16 }, (_, n) => deadLetter(n, { original: target, errorClass: 'GatewayTimeout', processor: 'charge', failedAtMs: now - 1000, replayCount: n % 2, replayMax: 2 })),
-      ...[16, 17].map((n) => deadLetter(n, { original: target, errorClass: 'GatewayTimeout', processor: 'charge', failedAtMs: now - 1000, replayCount: 2, replayMax: 2 })),
+      ...Array.from({ length: 16 }, (_, n) =>
+        deadLetter(n, {
+          original: target,
+          errorClass: 'GatewayTimeout',
+          processor: 'charge',
+          failedAtMs: now - 1000,
+          replayCount: n % 2,
+          replayMax: 2,
+        }),
+      ),
+      ...[16, 17].map((n) =>
+        deadLetter(n, {
+          original: target,
+          errorClass: 'GatewayTimeout',
+          processor: 'charge',
+          failedAtMs: now - 1000,
+          replayCount: 2,
+          replayMax: 2,
+        }),
+      ),
       ...[18, 19].map((n) => deadLetter(n, { original: target, errorClass: 'TypeError', processor: 'charge', failedAtMs: now - 1000 })),
     ];
     await produce(fx.kafka, dlq, messages);
@@ -153,7 +218,11 @@ describe('weir dlq replay', () => {
 
     // Slowly (2 records/s), then Ctrl-C after a few records went out.
     const slow = startWeir(['dlq', 'replay', dlq, '--error-class', 'GatewayTimeout', '--rate', '2']);
-    await waitFor(async () => (await total(target)) >= 3, 30_000, () => 'the slow replay published nothing');
+    await waitFor(
+      async () => (await total(target)) >= 3,
+      30_000,
+      () => 'the slow replay published nothing',
+    );
     // A second replay through the same group is refused while the first one runs.
     const concurrent = await runWeir(['dlq', 'replay', dlq, '--error-class', 'GatewayTimeout']);
     expect(concurrent.code).toBe(1);
@@ -193,7 +262,18 @@ describe('weir dlq replay', () => {
     }
 
     // --max-replays overrides the records' limit (here: allows a third replay), with its own group.
-    const override = await runWeir(['dlq', 'replay', dlq, '--error-class', 'GatewayTimeout', '--max-replays', '3', '--group', `${group}.override`, '--dry-run']);
+    const override = await runWeir([
+      'dlq',
+      'replay',
+      dlq,
+      '--error-class',
+      'GatewayTimeout',
+      '--max-replays',
+      '3',
+      '--group',
+      `${group}.override`,
+      '--dry-run',
+    ]);
     expect(override.stdout).toMatch(/would replay\s+18 /);
   });
 });

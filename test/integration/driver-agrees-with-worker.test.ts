@@ -25,11 +25,23 @@ interface Ending {
   readonly detail?: string;
 }
 
-const weirHeaderNames = (headers: Readonly<Record<string, string>>): string => Object.keys(headers).filter((n) => n.startsWith('weir.')).sort().join(',');
+const weirHeaderNames = (headers: Readonly<Record<string, string>>): string =>
+  Object.keys(headers)
+    .filter((n) => n.startsWith('weir.'))
+    .sort()
+    .join(',');
 
 /** The inputs: every plan shape that matters, then 30 more from fast-check with a fixed seed. */
 function plannedInputs(): Array<{ key: string; value: PlannedValue }> {
-  const fixed: FailurePlan[] = [[], ['retriable'], ['retriable', 'retriable'], ['non-retriable'], ['retriable', 'non-retriable'], Array(MAX_ATTEMPTS).fill('retriable'), ['retriable', 'retriable', 'retriable', 'ok']];
+  const fixed: FailurePlan[] = [
+    [],
+    ['retriable'],
+    ['retriable', 'retriable'],
+    ['non-retriable'],
+    ['retriable', 'non-retriable'],
+    Array(MAX_ATTEMPTS).fill('retriable'),
+    ['retriable', 'retriable', 'retriable', 'ok'],
+  ];
   const sampled = fc.sample(arbitraries.failurePlan({ maxLength: MAX_ATTEMPTS + 1 }), { seed: 20_240_101, numRuns: 30 });
   return [...fixed, ...sampled].map((plan, i) => ({ key: `k${i % 5}`, value: { id: `r${i}`, plan } }));
 }
@@ -37,7 +49,11 @@ function plannedInputs(): Array<{ key: string; value: PlannedValue }> {
 const fx = useIntegrationFixture('weir-it-driver');
 
 /** Endings in the driver, by record id. */
-async function throughDriver(options: PlanTopologyOptions, applicationId: string, inputs: ReturnType<typeof plannedInputs>): Promise<Map<string, Ending>> {
+async function throughDriver(
+  options: PlanTopologyOptions,
+  applicationId: string,
+  inputs: ReturnType<typeof plannedInputs>,
+): Promise<Map<string, Ending>> {
   const driver = new TopologyTestDriver(planTopology(options), { partitions: PARTITIONS, overrides: { applicationId } });
   await driver.pipeInput(options.source, inputs);
   await driver.drain();
@@ -48,18 +64,34 @@ async function throughDriver(options: PlanTopologyOptions, applicationId: string
   }
   for (const dead of driver.deadLetters<string, PlannedValue>()) {
     const origin = `${dead.original.topic}/${dead.original.partition}@${dead.original.offset}`;
-    endings.set(dead.value.id, { outcome: 'dead-letter', attempts: dead.attempts, errorClass: dead.errorClass, detail: `${dead.topic}/${dead.partition} key ${String(dead.key)} from ${origin} [${weirHeaderNames(dead.headers)}]` });
+    endings.set(dead.value.id, {
+      outcome: 'dead-letter',
+      attempts: dead.attempts,
+      errorClass: dead.errorClass,
+      detail: `${dead.topic}/${dead.partition} key ${String(dead.key)} from ${origin} [${weirHeaderNames(dead.headers)}]`,
+    });
   }
   return endings;
 }
 
 /** Endings on a real worker, by record id (read_committed), and how many records each id has. */
-async function throughWorker(options: PlanTopologyOptions, applicationId: string, inputs: ReturnType<typeof plannedInputs>): Promise<{ endings: Map<string, Ending>; copies: Map<string, number> }> {
+async function throughWorker(
+  options: PlanTopologyOptions,
+  applicationId: string,
+  inputs: ReturnType<typeof plannedInputs>,
+): Promise<{ endings: Map<string, Ending>; copies: Map<string, number> }> {
   await fx.createTopics([{ topic: options.source, partitions: PARTITIONS }]);
-  await produce(fx.kafka, options.source, inputs.map((i) => ({ key: i.key, value: JSON.stringify(i.value) })));
+  await produce(
+    fx.kafka,
+    options.source,
+    inputs.map((i) => ({ key: i.key, value: JSON.stringify(i.value) })),
+  );
   const worker = fx.startWorker(FIXTURE, { args: ['--application-id', applicationId], env: planEnv(options) });
   const idOf = (r: ReadRecord): string => (JSON.parse(r.value!.toString()) as { id: string }).id;
-  const { records, complete } = await readTopics(fx.kafka, [options.sink, options.dlq], { until: (rs) => new Set(rs.map(idOf)).size >= inputs.length, timeoutMs: 90_000 });
+  const { records, complete } = await readTopics(fx.kafka, [options.sink, options.dlq], {
+    until: (rs) => new Set(rs.map(idOf)).size >= inputs.length,
+    timeoutMs: 90_000,
+  });
   expect(await worker.stop('SIGTERM')).toBe(0);
   expect(complete, `the worker decided ${new Set(records.map(idOf)).size} of ${inputs.length} records`).toBe(true);
   const endings = new Map<string, Ending>();
@@ -68,25 +100,46 @@ async function throughWorker(options: PlanTopologyOptions, applicationId: string
     const id = idOf(r);
     copies.set(id, (copies.get(id) ?? 0) + 1);
     if (r.topic === options.sink) {
-      endings.set(id, { outcome: 'success', attempts: (JSON.parse(r.value!.toString()) as { attempt: number }).attempt, detail: `${r.topic}/${r.partition} key ${r.key}` });
+      endings.set(id, {
+        outcome: 'success',
+        attempts: (JSON.parse(r.value!.toString()) as { attempt: number }).attempt,
+        detail: `${r.topic}/${r.partition} key ${r.key}`,
+      });
     } else {
       const h = r.headers;
       const origin = `${h['weir.original.topic']}/${h['weir.original.partition']}@${h['weir.original.offset']}`;
-      endings.set(id, { outcome: 'dead-letter', attempts: Number(h['weir.attempts']), errorClass: h['weir.error.class']!, detail: `${r.topic}/${r.partition} key ${r.key} from ${origin} [${weirHeaderNames(h)}]` });
+      endings.set(id, {
+        outcome: 'dead-letter',
+        attempts: Number(h['weir.attempts']),
+        errorClass: h['weir.error.class']!,
+        detail: `${r.topic}/${r.partition} key ${r.key} from ${origin} [${weirHeaderNames(h)}]`,
+      });
     }
   }
   return { endings, copies };
 }
 
 describe('the TopologyTestDriver agrees with the worker', () => {
-  for (const [mode, guarantee] of [['blocking', 'at_least_once'], ['topics', 'exactly_once']] as const) {
+  for (const [mode, guarantee] of [
+    ['blocking', 'at_least_once'],
+    ['topics', 'exactly_once'],
+  ] as const) {
     it(`record by record, in ${mode} mode under ${guarantee}`, async () => {
       const run = `weir-it-plan-${mode}-${randomUUID().slice(0, 8)}`;
-      const options: PlanTopologyOptions = { source: `${run}.in`, sink: `${run}.out`, dlq: `${run}.dlq`, mode, guarantee, maxAttempts: MAX_ATTEMPTS, backoffMs: 20 };
+      const options: PlanTopologyOptions = {
+        source: `${run}.in`,
+        sink: `${run}.out`,
+        dlq: `${run}.dlq`,
+        mode,
+        guarantee,
+        maxAttempts: MAX_ATTEMPTS,
+        backoffMs: 20,
+      };
       const inputs = plannedInputs();
       const inDriver = await throughDriver(options, run, inputs);
       const onWorker = await throughWorker(options, run, inputs);
-      const show = (e: Ending | undefined): string => (e === undefined ? 'nothing' : `${e.outcome} after ${e.attempts} attempt(s)${e.errorClass ? ` (${e.errorClass})` : ''}`);
+      const show = (e: Ending | undefined): string =>
+        e === undefined ? 'nothing' : `${e.outcome} after ${e.attempts} attempt(s)${e.errorClass ? ` (${e.errorClass})` : ''}`;
       const mismatches: string[] = [];
       for (const { value } of inputs) {
         const model: Ending = expectedOutcome(value.plan, { mode, maxAttempts: MAX_ATTEMPTS });
@@ -99,7 +152,9 @@ describe('the TopologyTestDriver agrees with the worker', () => {
       }
       expect(mismatches).toEqual([]);
       const outcomes = [...inDriver.values()].map((e) => e.outcome);
-      console.log(`[driver-vs-worker ${mode}/${guarantee}] ${inputs.length} records: ${outcomes.filter((o) => o === 'success').length} succeeded, ${outcomes.filter((o) => o === 'dead-letter').length} dead-lettered — driver and worker agree`);
+      console.log(
+        `[driver-vs-worker ${mode}/${guarantee}] ${inputs.length} records: ${outcomes.filter((o) => o === 'success').length} succeeded, ${outcomes.filter((o) => o === 'dead-letter').length} dead-lettered — driver and worker agree`,
+      );
     });
   }
 });

@@ -31,12 +31,22 @@ async function setup() {
   const id = `weir-it-txn-${randomUUID().slice(0, 8)}`;
   const topics = { source: `${id}.in`, sink: `${id}.out`, dlq: `${id}.dlq` };
   await fx.createTopics([topics.source, topics.sink, topics.dlq].map((topic) => ({ topic, partitions: 1 })));
-  await produce(fx.kafka, topics.source, Array.from({ length: RECORDS }, (_, i) => ({ key: `k${i}`, value: JSON.stringify({ n: i }) })));
+  await produce(
+    fx.kafka,
+    topics.source,
+    Array.from({ length: RECORDS }, (_, i) => ({ key: `k${i}`, value: JSON.stringify({ n: i }) })),
+  );
   const { records } = await readTopics(fx.kafka, [topics.source], { until: (rs) => rs.length >= RECORDS, timeoutMs: 30_000 });
   const input: InputRecord[] = records.map((r) => ({ ...r, key: r.key === null ? null : Buffer.from(r.key) }));
 
   const sockets = new FaultySockets();
-  const faulty = new Kafka({ clientId: `${id}-txn`, brokers: fx.brokers.split(','), logLevel: logLevel.NOTHING, socketFactory: sockets.factory, retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 1_000 } });
+  const faulty = new Kafka({
+    clientId: `${id}-txn`,
+    brokers: fx.brokers.split(','),
+    logLevel: logLevel.NOTHING,
+    socketFactory: sockets.factory,
+    retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 1_000 },
+  });
   const producer = new KafkajsTransactionalProducer(faulty, `${id}-${topics.source}-0`, 10_000);
   let resets = 0;
   /** What the kafkajs producer said when asked for a new transaction just before each reset. */
@@ -45,7 +55,12 @@ async function setup() {
   producer.reset = async () => {
     resets++;
     const current = (producer as unknown as { producer?: Producer }).producer;
-    stuck.push(await current!.transaction().then(async (t) => (await t.abort(), 'not stuck'), (e: Error) => e.message));
+    stuck.push(
+      await current!.transaction().then(
+        async (t) => (await t.abort(), 'not stuck'),
+        (e: Error) => e.message,
+      ),
+    );
     await reset();
   };
   await producer.init();
@@ -77,7 +92,10 @@ async function setup() {
     const deadline = Date.now() + timeoutMs;
     let fed = 0;
     while (task.committedOffset < RECORDS) {
-      if (Date.now() > deadline) throw new Error(`task committed ${task.committedOffset}/${RECORDS} within ${timeoutMs} ms; port errors: ${portErrors.map((e) => String(e.error)).join('; ')}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `task committed ${task.committedOffset}/${RECORDS} within ${timeoutMs} ms; port errors: ${portErrors.map((e) => String(e.error)).join('; ')}`,
+        );
       if (fed < RECORDS && task.buffered === 0) fed += task.enqueue(input.slice(fed, fed + 20));
       const r = await task.poll();
       if (r.kind === 'closed') throw new Error(`task closed: ${r.state}`);
@@ -86,7 +104,9 @@ async function setup() {
     }
   };
   const outputs = async (isolation: 'read_committed' | 'read_uncommitted') =>
-    (await readToEnd(fx.kafka, [topics.sink], { timeoutMs: 30_000, isolation })).map((r) => (JSON.parse(r.value!.toString()) as { n: number }).n);
+    (await readToEnd(fx.kafka, [topics.sink], { timeoutMs: 30_000, isolation })).map(
+      (r) => (JSON.parse(r.value!.toString()) as { n: number }).n,
+    );
   const committed = async () => offsets.committedOffset(id, topics.source, 0);
   return { sockets, task, run, outputs, committed, portErrors, resets: () => resets, stuck };
 }
@@ -102,7 +122,14 @@ describe('exactly_once transactions with a stuck kafkajs producer (real broker, 
   it.each<[string, WireFault[], 'duplicates-aborted' | 'no-duplicates']>([
     ['a commit whose reply is lost (the broker committed)', [{ apiKey: KAFKA_API.EndTxn, lose: 'response' }], 'no-duplicates'],
     ['a commit that never reached the broker', [{ apiKey: KAFKA_API.EndTxn, lose: 'request' }], 'duplicates-aborted'],
-    ['a failed sendOffsets whose abort fails too', [{ apiKey: KAFKA_API.AddOffsetsToTxn, lose: 'request' }, { apiKey: KAFKA_API.EndTxn, lose: 'request' }], 'duplicates-aborted'],
+    [
+      'a failed sendOffsets whose abort fails too',
+      [
+        { apiKey: KAFKA_API.AddOffsetsToTxn, lose: 'request' },
+        { apiKey: KAFKA_API.EndTxn, lose: 'request' },
+      ],
+      'duplicates-aborted',
+    ],
   ])('%s: resets the producer, reads the offset back, and commits every output exactly once', async (_name, faults, uncommitted) => {
     const g = await setup();
     for (const fault of faults) g.sockets.arm(fault); // the first transactions hit them

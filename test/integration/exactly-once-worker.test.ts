@@ -18,7 +18,16 @@ const scenarios = new ScriptedScenarios(fx);
 async function scenario(name: string, env: Record<string, string> = {}) {
   const s = await scenarios.create(`weir-it-${name}`, {
     env,
-    args: ['--guarantee', 'exactly_once', '--session-timeout-ms', '6000', '--heartbeat-interval-ms', '1000', '--transaction-timeout-ms', '10000'],
+    args: [
+      '--guarantee',
+      'exactly_once',
+      '--session-timeout-ms',
+      '6000',
+      '--heartbeat-interval-ms',
+      '1000',
+      '--transaction-timeout-ms',
+      '10000',
+    ],
   });
   /** Waits until every input is consumed and committed, stops the workers, and reads sink and DLQ to the end. */
   const finish = async (running: readonly WorkerProcess[], timeoutMs = 90_000) => {
@@ -61,8 +70,16 @@ describe('weir run (exactly_once)', () => {
     expect(started['guarantee']).toBe('exactly_once');
     const { sink, dlq, all } = await s.finish([worker]);
 
-    expectEachOnce(all, scripts.map((x) => x.id));
-    expect(dlq.map((r) => parse(r).id).sort()).toEqual(scripts.filter((x) => x.kind).map((x) => x.id).sort());
+    expectEachOnce(
+      all,
+      scripts.map((x) => x.id),
+    );
+    expect(dlq.map((r) => parse(r).id).sort()).toEqual(
+      scripts
+        .filter((x) => x.kind)
+        .map((x) => x.id)
+        .sort(),
+    );
     expect(sink.filter((r) => parse(r).partial)).toEqual([]);
     // Nothing from failed attempts even for a read_uncommitted reader: weir sends an attempt's
     // outputs only when the attempt succeeds.
@@ -77,7 +94,8 @@ describe('weir run (exactly_once)', () => {
     const s = await scenario('eos-input');
     const producer = fx.kafka.producer({ transactionalId: `${s.id}-upstream`, idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
-    const batch = (tag: string) => Array.from({ length: 20 }, (_, i) => ({ key: `${tag}${i}`, value: JSON.stringify({ id: `${tag}${i}`, seq: i }) }));
+    const batch = (tag: string) =>
+      Array.from({ length: 20 }, (_, i) => ({ key: `${tag}${i}`, value: JSON.stringify({ id: `${tag}${i}`, seq: i }) }));
     const upstream = async (tag: string, commit: boolean) => {
       const txn = await producer.transaction();
       await txn.send({ topic: s.topics.source, acks: -1, messages: batch(tag) });
@@ -113,9 +131,15 @@ describe('weir run (exactly_once)', () => {
     await usurper.disconnect();
     await worker.waitForLog((l) => l.msg.startsWith('task fenced') && l['task'] === `${s.topics.source}-0`, 30_000);
     const restarted = worker.logs.filter((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-0`).length;
-    await worker.waitForLog(() => worker.logs.filter((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-0`).length > restarted, 30_000);
+    await worker.waitForLog(
+      () => worker.logs.filter((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-0`).length > restarted,
+      30_000,
+    );
     const { all } = await s.finish([worker]);
-    expectEachOnce(all, scripts.map((x) => x.id));
+    expectEachOnce(
+      all,
+      scripts.map((x) => x.id),
+    );
   });
 
   it('fences a frozen worker when a second worker takes its partitions; the zombie does not crash and writes nothing twice', async () => {
@@ -134,8 +158,13 @@ describe('weir run (exactly_once)', () => {
     // The zombie's next transaction (or its rejoin) tells it: its tasks are fenced or revoked.
     await a.waitForLog((l) => l.msg.startsWith('task fenced') || l.msg === 'group rebalancing: suspending tasks', 30_000);
     const { all } = await s.finish([a, b], 120_000);
-    expectEachOnce(all, scripts.map((x) => x.id));
-    console.log(`[zombie] fenced tasks in the zombie: ${a.logs.filter((l) => l.msg.startsWith('task fenced')).length}, in the successor: ${b.logs.filter((l) => l.msg.startsWith('task fenced')).length}`);
+    expectEachOnce(
+      all,
+      scripts.map((x) => x.id),
+    );
+    console.log(
+      `[zombie] fenced tasks in the zombie: ${a.logs.filter((l) => l.msg.startsWith('task fenced')).length}, in the successor: ${b.logs.filter((l) => l.msg.startsWith('task fenced')).length}`,
+    );
   });
 });
 
@@ -145,5 +174,9 @@ async function sinkHas(topic: string, n: number): Promise<boolean> {
 }
 
 async function waitForSink(topic: string, n: number, timeoutMs = 60_000): Promise<void> {
-  await waitFor(() => sinkHas(topic, n), timeoutMs, () => `${topic} did not reach ${n} records`);
+  await waitFor(
+    () => sinkHas(topic, n),
+    timeoutMs,
+    () => `${topic} did not reach ${n} records`,
+  );
 }

@@ -21,11 +21,13 @@ const RECORDS = 300;
  * COORDINATOR_LOAD_IN_PROGRESS; right after a commit or abort, AddPartitionsToTxn answers
  * CONCURRENT_TRANSACTIONS while the broker writes the previous transaction's markers.
  */
-const errorsOnly: logCreator = () => ({ namespace, log }) => {
-  if (namespace === 'Connection' && log.message.startsWith('Response ')) return;
-  if (typeof log['retryCount'] === 'number') return;
-  console.error(`[kafkajs ${namespace}] ${log.message}`, log);
-};
+const errorsOnly: logCreator =
+  () =>
+  ({ namespace, log }) => {
+    if (namespace === 'Connection' && log.message.startsWith('Response ')) return;
+    if (typeof log['retryCount'] === 'number') return;
+    console.error(`[kafkajs ${namespace}] ${log.message}`, log);
+  };
 
 const kafka = new Kafka({
   clientId: `weir-compat-${suffix}`,
@@ -117,7 +119,11 @@ describe('kafkajs 2.2.4 against the project broker', () => {
     const consumer = kafka.consumer({ groupId: group, sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 500 });
     clients.push(consumer);
     const received = await collect(consumer, topic, true);
-    await waitFor(() => received.length >= RECORDS, 60_000, () => `received ${received.length}/${RECORDS}`);
+    await waitFor(
+      () => received.length >= RECORDS,
+      60_000,
+      () => `received ${received.length}/${RECORDS}`,
+    );
 
     expect(received).toHaveLength(RECORDS);
     expect(new Set(received.map((r) => Number(r.value)))).toEqual(new Set(Array.from({ length: RECORDS }, (_, i) => i)));
@@ -173,13 +179,21 @@ describe('kafkajs 2.2.4 against the project broker', () => {
     const readCommitted = kafka.consumer({ groupId: `weir-compat-rc-${suffix}`, readUncommitted: false, maxWaitTimeInMs: 500 });
     clients.push(readCommitted);
     const seen = await collect(readCommitted, txTopic, false);
-    await waitFor(() => seen.length >= expected.length, 60_000, () => `read_committed received ${seen.length}/${expected.length}`);
+    await waitFor(
+      () => seen.length >= expected.length,
+      60_000,
+      () => `read_committed received ${seen.length}/${expected.length}`,
+    );
 
     // The aborted records were written (a read_uncommitted consumer sees them) ...
     const readUncommitted = kafka.consumer({ groupId: `weir-compat-ru-${suffix}`, readUncommitted: true, maxWaitTimeInMs: 500 });
     clients.push(readUncommitted);
     const all = await collect(readUncommitted, txTopic, false);
-    await waitFor(() => all.length >= 90, 60_000, () => `read_uncommitted received ${all.length}/90`);
+    await waitFor(
+      () => all.length >= 90,
+      60_000,
+      () => `read_uncommitted received ${all.length}/90`,
+    );
     expect(all.filter((r) => r.value.startsWith('aborted-'))).toHaveLength(30);
 
     // ... but read_committed never delivers them, even after it caught up with the end.

@@ -42,17 +42,27 @@ describe('weir run (retry topics, at_least_once)', () => {
     await first.waitForLog((l) => l.msg === 'worker started', 60_000);
     await sc.send(scripts, Number.MAX_SAFE_INTEGER);
     // Kill while many records wait in the tiers (due in 1–2 s) and others are still arriving.
-    await waitFor(async () => (await tierRecords()) >= 100, 30_000, () => 'no retry traffic');
+    await waitFor(
+      async () => (await tierRecords()) >= 100,
+      30_000,
+      () => 'no retry traffic',
+    );
     expect(await first.stop('SIGKILL')).toBe('SIGKILL');
     const tierAtFirstKill = await tierRecords();
     // The kill really hit the middle of the work: not every input had its outcome yet.
-    const finalsAtKill = [...(await endOffsets(admin, [topics.sink, topics.dlq])).values()].flatMap((p) => [...p.values()]).reduce((a, b) => a + b, 0);
+    const finalsAtKill = [...(await endOffsets(admin, [topics.sink, topics.dlq])).values()]
+      .flatMap((p) => [...p.values()])
+      .reduce((a, b) => a + b, 0);
     expect(finalsAtKill).toBeLessThan(scripts.length);
 
     const second = start();
     await second.waitForLog((l) => l.msg === 'worker started', 60_000);
     // Kill again once the restarted worker has written more retry traffic.
-    await waitFor(async () => (await tierRecords()) > tierAtFirstKill + 20, 30_000, () => 'no retry traffic after the restart');
+    await waitFor(
+      async () => (await tierRecords()) > tierAtFirstKill + 20,
+      30_000,
+      () => 'no retry traffic after the restart',
+    );
     expect(await second.stop('SIGKILL')).toBe('SIGKILL');
 
     const third = start();
@@ -68,7 +78,9 @@ describe('weir run (retry topics, at_least_once)', () => {
     expect([...sinkIds].filter((x) => dlqIds.has(x))).toEqual([]);
     expect(sinkIds.size + dlqIds.size).toBe(scripts.length);
     const duplicates = records.length - scripts.length;
-    console.log(`[retry-topics-kill] ${scripts.length} inputs: ${sinkIds.size} in the sink, ${dlqIds.size} in the DLQ, ${duplicates} duplicate(s) from the two kills`);
+    console.log(
+      `[retry-topics-kill] ${scripts.length} inputs: ${sinkIds.size} in the sink, ${dlqIds.size} in the DLQ, ${duplicates} duplicate(s) from the two kills`,
+    );
 
     expect(await third.stop('SIGTERM')).toBe(0);
   });

@@ -20,7 +20,11 @@ const scenarios = new ScriptedScenarios(fx);
  * nothing). Every script gets its own key.
  */
 async function scenario(name: string, tiers: number, env: Record<string, string>) {
-  const s = await scenarios.create(name, { partitions: 1, env: { WEIR_TEST_RETRY_MODE: 'topics', ...env }, precreate: { tiers, config: APPEND_TIME } });
+  const s = await scenarios.create(name, {
+    partitions: 1,
+    env: { WEIR_TEST_RETRY_MODE: 'topics', ...env },
+    precreate: { tiers, config: APPEND_TIME },
+  });
   const worker = s.start();
   await worker.waitForLog((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-0`, 60_000);
   return {
@@ -56,7 +60,10 @@ describe('weir run (retry topics)', () => {
       const hops = mine.filter((r) => s.topics.tiers.includes(r.topic)).sort((a, b) => num(a, 'weir.attempts') - num(b, 'weir.attempts'));
       const finals = mine.filter(isFinal);
       expect(finals, script.id).toHaveLength(1);
-      expect(hops.map((h) => num(h, 'weir.attempts')), script.id).toEqual(Array.from({ length: expectedHops[script.id]! }, (_, i) => i + 1));
+      expect(
+        hops.map((h) => num(h, 'weir.attempts')),
+        script.id,
+      ).toEqual(Array.from({ length: expectedHops[script.id]! }, (_, i) => i + 1));
       // Retry n goes to tier min(n, 1): 1 s, then the 2 s tier (reused).
       expect(hops.map((h) => h.topic)).toEqual(hops.map((_, i) => s.topics.tiers[Math.min(i, 1)]));
       const chain = [...hops, finals[0]!];
@@ -86,9 +93,15 @@ describe('weir run (retry topics)', () => {
 
   it('keeps the main partition flowing: the records behind a poison record reach the sink long before its retry is due', async () => {
     const s = await scenario('rt-flow', 1, { WEIR_TEST_MAX_ATTEMPTS: '2', WEIR_TEST_BACKOFF_MS: '3000', WEIR_TEST_BACKOFF_MAX_MS: '3000' });
-    const scripts: Script[] = [{ id: 'poison', seq: 0, kind: 'poison' }, ...Array.from({ length: 50 }, (_, i) => ({ id: `ok${i + 1}`, seq: i + 1 }))];
+    const scripts: Script[] = [
+      { id: 'poison', seq: 0, kind: 'poison' },
+      ...Array.from({ length: 50 }, (_, i) => ({ id: `ok${i + 1}`, seq: i + 1 })),
+    ];
     await s.send(scripts);
-    const { records, complete } = await s.read((rs) => rs.filter((r) => r.topic === s.topics.sink || r.topic === s.topics.dlq).length >= scripts.length, 30_000);
+    const { records, complete } = await s.read(
+      (rs) => rs.filter((r) => r.topic === s.topics.sink || r.topic === s.topics.dlq).length >= scripts.length,
+      30_000,
+    );
     expect(complete).toBe(true);
 
     const [hop] = records.filter((r) => r.topic === s.topics.tiers[0]);

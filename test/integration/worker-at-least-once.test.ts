@@ -106,7 +106,9 @@ describe('weir run (at_least_once, blocking retries)', () => {
     expect(await second.stop('SIGTERM')).toBe(0);
     expect(complete).toBe(true);
     const duplicates = records.length - distinct(records);
-    console.log(`[kill test] inputs ${total}, outcomes ${records.length}, distinct ${distinct(records)}, duplicates ${duplicates}, lost ${total - distinct(records)}`);
+    console.log(
+      `[kill test] inputs ${total}, outcomes ${records.length}, distinct ${distinct(records)}, duplicates ${duplicates}, lost ${total - distinct(records)}`,
+    );
     expect(distinct(records)).toBe(total);
   });
 
@@ -126,9 +128,11 @@ describe('weir run (at_least_once, blocking retries)', () => {
     expect(complete).toBe(true);
     expect(distinct(records)).toBe(total);
     // Each worker saw the other: A at B's join, B at A's leave.
-    expect(a.logs.filter((l) => l.msg === "partitions assigned").length).toBeGreaterThanOrEqual(2);
+    expect(a.logs.filter((l) => l.msg === 'partitions assigned').length).toBeGreaterThanOrEqual(2);
     expect(b.logs.filter((l) => l.msg === 'partitions assigned').length).toBeGreaterThanOrEqual(2);
-    console.log(`[rebalance test] inputs ${total}, outcomes ${records.length}, duplicates ${records.length - distinct(records)}, lost ${total - distinct(records)}`);
+    console.log(
+      `[rebalance test] inputs ${total}, outcomes ${records.length}, duplicates ${records.length - distinct(records)}, lost ${total - distinct(records)}`,
+    );
   });
 
   it('keeps its group membership through a backoff longer than the session timeout', async () => {

@@ -19,7 +19,17 @@ export interface DeadLetterFilter {
 export function matchesDeadLetterFilter(view: DeadLetterView, filter: DeadLetterFilter): boolean {
   if (filter.sinceMs !== undefined && view.failedAtMs < filter.sinceMs) return false;
   if (filter.untilMs !== undefined && view.failedAtMs >= filter.untilMs) return false;
-  if (filter.errorClasses !== undefined && filter.errorClasses.length > 0 && (view.errorClass === undefined || !filter.errorClasses.includes(view.errorClass))) return false;
-  if (filter.processors !== undefined && filter.processors.length > 0 && (view.processor === undefined || !filter.processors.includes(view.processor))) return false;
+  if (
+    filter.errorClasses !== undefined &&
+    filter.errorClasses.length > 0 &&
+    (view.errorClass === undefined || !filter.errorClasses.includes(view.errorClass))
+  )
+    return false;
+  if (
+    filter.processors !== undefined &&
+    filter.processors.length > 0 &&
+    (view.processor === undefined || !filter.processors.includes(view.processor))
+  )
+    return false;
   return true;
 }

@@ -10,7 +10,14 @@ function record(offset: number, headers: Record<string, string>, value: Buffer |
 }
 
 const failed = (offset: number, errorClass: string, processor: string, atMs: number) =>
-  deadLetterView(record(offset, { [WEIR_HEADERS.errorClass]: errorClass, [WEIR_HEADERS.processor]: processor, [WEIR_HEADERS.lastFailureMs]: String(atMs), trace: 't' }));
+  deadLetterView(
+    record(offset, {
+      [WEIR_HEADERS.errorClass]: errorClass,
+      [WEIR_HEADERS.processor]: processor,
+      [WEIR_HEADERS.lastFailureMs]: String(atMs),
+      trace: 't',
+    }),
+  );
 
 describe('deadLetterView', () => {
   it('decodes weir headers, user headers, origin and the failure time', () => {
@@ -27,7 +34,16 @@ describe('deadLetterView', () => {
         trace: 'abc',
       }),
     );
-    expect(view).toMatchObject({ errorClass: 'GatewayTimeout', attempts: 4, replayCount: 1, replayMax: 3, failedAtMs: 777, value: '{"n":1}', encoding: 'utf8', key: 'k' });
+    expect(view).toMatchObject({
+      errorClass: 'GatewayTimeout',
+      attempts: 4,
+      replayCount: 1,
+      replayMax: 3,
+      failedAtMs: 777,
+      value: '{"n":1}',
+      encoding: 'utf8',
+      key: 'k',
+    });
     expect(view.origin).toMatchObject({ topic: 'payments', partition: 2, offset: 9 });
     expect(view.userHeaders).toEqual({ trace: 'abc' });
     expect(Object.keys(view.weirHeaders)).toHaveLength(8);
@@ -35,7 +51,14 @@ describe('deadLetterView', () => {
 
   it('falls back to the record timestamp and coordinates, and base64 for binary values', () => {
     const view = deadLetterView(record(7, {}, Buffer.from([0xff, 0xfe, 0x00])));
-    expect(view).toMatchObject({ failedAtMs: 1_007, replayCount: 0, errorClass: undefined, encoding: 'base64', value: '//4A', key: 'aw==' });
+    expect(view).toMatchObject({
+      failedAtMs: 1_007,
+      replayCount: 0,
+      errorClass: undefined,
+      encoding: 'base64',
+      value: '//4A',
+      key: 'aw==',
+    });
     expect(view.origin).toMatchObject({ topic: 'd', partition: 0, offset: 7 });
   });
 });
@@ -63,7 +86,15 @@ describe('DeadLetterTally', () => {
     for (const v of [failed(1, 'B', 'p', 1), failed(2, 'A', 'p', 1), failed(3, 'B', 'q', 1), deadLetterView(record(4, {}))]) tally.add(v);
     const counts = tally.counts();
     expect(counts.total).toBe(4);
-    expect(Object.entries(counts.byErrorClass)).toEqual([['B', 2], ['(none)', 1], ['A', 1]]);
-    expect(Object.entries(counts.byProcessor)).toEqual([['p', 2], ['(none)', 1], ['q', 1]]);
+    expect(Object.entries(counts.byErrorClass)).toEqual([
+      ['B', 2],
+      ['(none)', 1],
+      ['A', 1],
+    ]);
+    expect(Object.entries(counts.byProcessor)).toEqual([
+      ['p', 2],
+      ['(none)', 1],
+      ['q', 1],
+    ]);
   });
 });

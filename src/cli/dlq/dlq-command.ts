@@ -1,5 +1,14 @@
 import { Option, type Command } from 'commander';
-import { parseCount, parseGroupId, parseList, parsePositiveInt, parseRate, parseTarget, parseTopicArgument, parseWhen } from './dlq-options.js';
+import {
+  parseCount,
+  parseGroupId,
+  parseList,
+  parsePositiveInt,
+  parseRate,
+  parseTarget,
+  parseTopicArgument,
+  parseWhen,
+} from './dlq-options.js';
 import { runInspect, type InspectFlags } from './dlq-inspect-command.js';
 import { replayGroupId, runReplay, type ReplayFlags } from './dlq-replay-command.js';
 
@@ -35,7 +44,11 @@ export function addDlqCommands(program: Command): void {
         'resumable: progress is committed to the consumer group weir-replay.<dlq-topic>',
     )
     .argument('<dlq-topic>', 'the dead-letter topic to replay', parseTopicArgument)
-    .addOption(new Option('--to <target>', "'original' (each record's weir.original.topic) or a topic name").argParser(parseTarget).default({ kind: 'original' }, 'original'))
+    .addOption(
+      new Option('--to <target>', "'original' (each record's weir.original.topic) or a topic name")
+        .argParser(parseTarget)
+        .default({ kind: 'original' }, 'original'),
+    )
     .option('--error-class <names>', 'only these weir.error.class values (comma-separated, repeatable)', parseList)
     .option('--processor <names>', 'only records dead-lettered by these processors (comma-separated, repeatable)', parseList)
     .option('--since <when>', `only records that failed since then: ${WHEN}`, parseWhen)

@@ -42,7 +42,11 @@ export interface InspectReport {
  *
  * @returns the exit code: 0, 1 when Kafka fails, 2 for a bad option or a topic that does not exist
  */
-export async function runInspect(topic: string, flags: InspectFlags, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
+export async function runInspect(
+  topic: string,
+  flags: InspectFlags,
+  out: (text: string) => void = (t) => process.stdout.write(t),
+): Promise<number> {
   const opened = await openDlqTopic(topic, flags, 'topic');
   if (opened.kind === 'exit') return opened.code;
   const { tool, filter, ranges } = opened;
@@ -74,7 +78,9 @@ export async function runInspect(topic: string, flags: InspectFlags, out: (text:
     const report: InspectReport = { topic, scanned, matched: counts.total, filter, records: listed, counts };
     out(flags.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, rangeSize(ranges)));
     if (withoutWeirHeaders > 0) {
-      process.stderr.write(`weir: note: ${withoutWeirHeaders} of ${scanned} record(s) have no weir headers; is '${topic}' a dead-letter topic?\n`);
+      process.stderr.write(
+        `weir: note: ${withoutWeirHeaders} of ${scanned} record(s) have no weir headers; is '${topic}' a dead-letter topic?\n`,
+      );
     }
     return EXIT.ok;
   } catch (error) {
@@ -85,7 +91,8 @@ export async function runInspect(topic: string, flags: InspectFlags, out: (text:
   }
 }
 
-const byFailureTime = (a: DeadLetterView, b: DeadLetterView): number => a.failedAtMs - b.failedAtMs || a.partition - b.partition || a.offset - b.offset;
+const byFailureTime = (a: DeadLetterView, b: DeadLetterView): number =>
+  a.failedAtMs - b.failedAtMs || a.partition - b.partition || a.offset - b.offset;
 
 /** Keeps the `limit` latest failures of `views`, in place. */
 function keepLatest(views: DeadLetterView[], limit: number): void {

@@ -14,11 +14,14 @@ import { loadWorkerConfig } from '../../worker/worker-config.js';
  */
 
 /** A point in time given on the command line, resolved against "now" when the command runs. */
-export type When = { readonly kind: 'ago'; readonly ms: number; readonly text: string } | { readonly kind: 'at'; readonly epochMs: number; readonly text: string };
+export type When =
+  | { readonly kind: 'ago'; readonly ms: number; readonly text: string }
+  | { readonly kind: 'at'; readonly epochMs: number; readonly text: string };
 
 const isoDateTime = z.union([z.iso.datetime({ offset: true, local: true }), z.iso.date()]);
 /** A duration with a unit, as the `ms` package reads it: 30s, 15m, 1h, 2d, 1.5h. */
-const durationText = /^\d+(\.\d+)?\s*(ms|msecs?|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|weeks?|y|yrs?|years?)$/i;
+const durationText =
+  /^\d+(\.\d+)?\s*(ms|msecs?|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|weeks?|y|yrs?|years?)$/i;
 
 /**
  * `--since` / `--until`: a duration counted back from now (`30m`, `1h`, `2d`, via the `ms`
@@ -35,7 +38,9 @@ export function parseWhen(value: string): When {
     const epochMs = Date.parse(text);
     if (Number.isFinite(epochMs)) return { kind: 'at', epochMs, text };
   }
-  throw new InvalidArgumentError('expected a duration back from now such as 30m, 1h or 2d, or an ISO date such as 2024-05-01 or 2024-05-01T12:00:00Z.');
+  throw new InvalidArgumentError(
+    'expected a duration back from now such as 30m, 1h or 2d, or an ISO date such as 2024-05-01 or 2024-05-01T12:00:00Z.',
+  );
 }
 
 /** The epoch ms of a {@link When} at `nowMs`. */
@@ -46,28 +51,43 @@ export function resolveWhen(when: When | undefined, nowMs: number): number | und
 
 /** `--limit`: an integer ≥ 1. */
 export function parsePositiveInt(value: string): number {
-  const parsed = z.coerce.number().int().min(1).safeParse(value.trim() === '' ? 'x' : value);
+  const parsed = z.coerce
+    .number()
+    .int()
+    .min(1)
+    .safeParse(value.trim() === '' ? 'x' : value);
   if (!parsed.success) throw new InvalidArgumentError('expected a whole number ≥ 1.');
   return parsed.data;
 }
 
 /** `--max-replays`: an integer ≥ 0. */
 export function parseCount(value: string): number {
-  const parsed = z.coerce.number().int().min(0).safeParse(value.trim() === '' ? 'x' : value);
+  const parsed = z.coerce
+    .number()
+    .int()
+    .min(0)
+    .safeParse(value.trim() === '' ? 'x' : value);
   if (!parsed.success) throw new InvalidArgumentError('expected a whole number ≥ 0.');
   return parsed.data;
 }
 
 /** `--rate`: records per second, a number > 0 (fractions allowed: 0.5 is one record every 2 s). */
 export function parseRate(value: string): number {
-  const parsed = z.coerce.number().positive().finite().safeParse(value.trim() === '' ? 'x' : value);
+  const parsed = z.coerce
+    .number()
+    .positive()
+    .finite()
+    .safeParse(value.trim() === '' ? 'x' : value);
   if (!parsed.success) throw new InvalidArgumentError('expected records per second, a number > 0 such as 50 or 0.5.');
   return parsed.data;
 }
 
 /** `--error-class A,B` / `--processor p,q`: a comma-separated list, repeatable. */
 export function parseList(value: string, previous: readonly string[] | undefined): string[] {
-  const items = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   if (items.length === 0) throw new InvalidArgumentError('expected one or more names, comma-separated.');
   return [...(previous ?? []), ...items];
 }
@@ -90,7 +110,8 @@ export function parseTopicArgument(value: string): string {
 /** `--group <id>`: a non-empty consumer group id without control characters. */
 export function parseGroupId(value: string): string {
   // eslint-disable-next-line no-control-regex -- control characters are what this rejects
-  if (value.trim() === '' || /[\u0000-\u001f]/.test(value)) throw new InvalidArgumentError(`a consumer group id must be a non-empty name (got ${JSON.stringify(value)}).`);
+  if (value.trim() === '' || /[\u0000-\u001f]/.test(value))
+    throw new InvalidArgumentError(`a consumer group id must be a non-empty name (got ${JSON.stringify(value)}).`);
   return value;
 }
 

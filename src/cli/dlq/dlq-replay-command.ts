@@ -47,7 +47,11 @@ const breakdown = (map: Map<string, number>): string => (map.size === 0 ? '' : `
  * @returns the exit code: 0 when done, 1 when Kafka fails or the run was interrupted, 2 for
  *   bad options or topics that do not exist
  */
-export async function runReplay(dlqTopic: string, flags: ReplayFlags, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
+export async function runReplay(
+  dlqTopic: string,
+  flags: ReplayFlags,
+  out: (text: string) => void = (t) => process.stdout.write(t),
+): Promise<number> {
   const verbose = flags.verbose === true;
   if (flags.to.kind === 'topic' && flags.to.topic === dlqTopic) {
     usageError(`--to '${dlqTopic}' is the dead-letter topic being replayed (a loop)`);
@@ -80,7 +84,11 @@ export async function runReplay(dlqTopic: string, flags: ReplayFlags, out: (text
       producer = tool.client.recordProducer();
       await producer.connect();
     }
-    const progress = createReplayProgress({ label: plan.dryRun ? `replay ${dlqTopic} (dry run)` : `replay ${dlqTopic}`, total: rangeSize(plan.ranges), dryRun: plan.dryRun });
+    const progress = createReplayProgress({
+      label: plan.dryRun ? `replay ${dlqTopic} (dry run)` : `replay ${dlqTopic}`,
+      total: rangeSize(plan.ranges),
+      dryRun: plan.dryRun,
+    });
     const result = await streamReplay(plan, tool, filter, producer, progress);
     out(replayReport(plan, result));
     return result.interrupted ? EXIT.failure : EXIT.ok;
@@ -108,7 +116,9 @@ function replayReport(plan: ReplayPlan, { tally, interrupted }: ReplayResult): s
     plan.dryRun ? '  nothing was published or committed (dry run)' : `  progress committed to consumer group ${plan.group}`,
   ];
   if (!plan.dryRun && tally.skipped > 0) {
-    lines.push(`  the ${tally.skipped} skipped record(s) are behind the group's position now: to replay them later, select them with filters and another --group`);
+    lines.push(
+      `  the ${tally.skipped} skipped record(s) are behind the group's position now: to replay them later, select them with filters and another --group`,
+    );
   }
   if (interrupted) lines.push('  run the same command again to go on where this run stopped');
   return `${lines.join('\n')}\n`;

@@ -6,7 +6,15 @@ import { cell, countsTables, formatTable, recordsTable } from './dlq-table.js';
 
 describe('dlq tables', () => {
   it('aligns columns and cuts long cells', () => {
-    expect(formatTable(['A', 'LONG HEADER'], [['xyz', '1'], ['x', '22']])).toBe('A    LONG HEADER\nxyz  1\nx    22');
+    expect(
+      formatTable(
+        ['A', 'LONG HEADER'],
+        [
+          ['xyz', '1'],
+          ['x', '22'],
+        ],
+      ),
+    ).toBe('A    LONG HEADER\nxyz  1\nx    22');
     expect(cell('a\nb   c')).toBe('a b c');
     expect(cell('abcdef', 4)).toBe('abc…');
     expect(cell(undefined)).toBe('-');
@@ -34,8 +42,12 @@ describe('dlq tables', () => {
       },
     });
     const lines = recordsTable([view]).split('\n');
-    expect(lines[0]).toMatch(/^PARTITION@OFFSET\s+FAILED AT \(UTC\)\s+PROCESSOR\s+ERROR CLASS\s+ATTEMPTS\s+REPLAYS\s+ORIGINAL\s+KEY\s+ERROR MESSAGE$/);
-    expect(lines[1]).toMatch(/^1@7\s+2024-05-01T00:00:00.000Z\s+charge\s+GatewayTimeout\s+4\s+1\/2\s+payments-0@42\s+acct-1\s+timed out after 5000 ms$/);
+    expect(lines[0]).toMatch(
+      /^PARTITION@OFFSET\s+FAILED AT \(UTC\)\s+PROCESSOR\s+ERROR CLASS\s+ATTEMPTS\s+REPLAYS\s+ORIGINAL\s+KEY\s+ERROR MESSAGE$/,
+    );
+    expect(lines[1]).toMatch(
+      /^1@7\s+2024-05-01T00:00:00.000Z\s+charge\s+GatewayTimeout\s+4\s+1\/2\s+payments-0@42\s+acct-1\s+timed out after 5000 ms$/,
+    );
     const tally = new DeadLetterTally();
     tally.add(view);
     expect(countsTables(tally.counts())).toBe('ERROR CLASS     RECORDS\nGatewayTimeout  1\n\nPROCESSOR  RECORDS\ncharge     1');

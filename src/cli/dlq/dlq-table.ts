@@ -16,7 +16,11 @@ export function cell(text: string | number | null | undefined, max = 40): string
 /** Aligns rows under a header; the last column is not padded. */
 export function formatTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]): string => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
 }
 
@@ -26,7 +30,17 @@ function origin(view: DeadLetterView): string {
 
 /** The records table: one line per record, the weir headers that matter decoded. */
 export function recordsTable(views: readonly DeadLetterView[]): string {
-  const header = ['PARTITION@OFFSET', 'FAILED AT (UTC)', 'PROCESSOR', 'ERROR CLASS', 'ATTEMPTS', 'REPLAYS', 'ORIGINAL', 'KEY', 'ERROR MESSAGE'];
+  const header = [
+    'PARTITION@OFFSET',
+    'FAILED AT (UTC)',
+    'PROCESSOR',
+    'ERROR CLASS',
+    'ATTEMPTS',
+    'REPLAYS',
+    'ORIGINAL',
+    'KEY',
+    'ERROR MESSAGE',
+  ];
   const rows = views.map((v) => [
     `${v.partition}@${v.offset}`,
     new Date(v.failedAtMs).toISOString(),
@@ -44,6 +58,9 @@ export function recordsTable(views: readonly DeadLetterView[]): string {
 /** The count tables: by error class, then by processor. */
 export function countsTables(counts: DeadLetterCounts): string {
   const table = (title: string, map: Readonly<Record<string, number>>): string =>
-    formatTable([title, 'RECORDS'], Object.entries(map).map(([name, n]) => [name, String(n)]));
+    formatTable(
+      [title, 'RECORDS'],
+      Object.entries(map).map(([name, n]) => [name, String(n)]),
+    );
   return `${table('ERROR CLASS', counts.byErrorClass)}\n\n${table('PROCESSOR', counts.byProcessor)}`;
 }

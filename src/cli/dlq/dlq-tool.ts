@@ -38,7 +38,12 @@ export interface DlqToolFlags extends DeadLetterFilterFlags {
  */
 export async function openDlqTool(flags: DlqToolFlags, env: NodeJS.ProcessEnv): Promise<DlqTool> {
   const brokers = resolveBrokers(flags.brokers, env);
-  const client = await createKafkaClient('kafkajs', { brokers, clientId: 'weir-dlq', logger: toolLogger(flags.verbose === true), failFast: true });
+  const client = await createKafkaClient('kafkajs', {
+    brokers,
+    clientId: 'weir-dlq',
+    logger: toolLogger(flags.verbose === true),
+    failFast: true,
+  });
   const admin = client.admin();
   try {
     await admin.connect();
@@ -81,7 +86,11 @@ export interface OpenedDlqTopic {
  *
  * @param what how messages name the topic, e.g. `'dead-letter topic'`
  */
-export async function openDlqTopic(topic: string, flags: DlqToolFlags, what: string): Promise<OpenedDlqTopic | { readonly kind: 'exit'; readonly code: number }> {
+export async function openDlqTopic(
+  topic: string,
+  flags: DlqToolFlags,
+  what: string,
+): Promise<OpenedDlqTopic | { readonly kind: 'exit'; readonly code: number }> {
   const filter = deadLetterFilterOf(flags, Date.now());
   if ('problem' in filter) {
     usageError(filter.problem);

@@ -70,7 +70,11 @@ export async function planReplay(tool: DlqTool, input: ReplayPlanInput): Promise
   if (!dryRun) {
     const members = (await tool.admin.describeGroup(group)).members.length;
     if (members > 0) {
-      return { kind: 'refused', problem: `another replay of '${dlqTopic}' is running (consumer group ${group} has ${members} member(s)); wait for it, or use --group`, exit: 'failure' };
+      return {
+        kind: 'refused',
+        problem: `another replay of '${dlqTopic}' is running (consumer group ${group} has ${members} member(s)); wait for it, or use --group`,
+        exit: 'failure',
+      };
     }
   }
   return {

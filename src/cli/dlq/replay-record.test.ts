@@ -45,14 +45,24 @@ describe('buildReplayRecord', () => {
     expect(output.partition).toBeUndefined();
     expect(decision.replayCount).toBe(1);
     expect(Object.keys(output.headers).sort()).toEqual(
-      ['trace', 'weir.original.offset', 'weir.original.partition', 'weir.original.timestamp', 'weir.original.topic', 'weir.replay.count'].sort(),
+      [
+        'trace',
+        'weir.original.offset',
+        'weir.original.partition',
+        'weir.original.timestamp',
+        'weir.original.topic',
+        'weir.replay.count',
+      ].sort(),
     );
     expect(headerString(output.headers, WEIR_HEADERS.replayCount)).toBe('1');
     expect(headerString(output.headers, WEIR_HEADERS.originalOffset)).toBe('17');
   });
 
   it('increments an existing replay count and sends to a named topic when asked', () => {
-    const decision = buildReplayRecord(dlqRecord({ [WEIR_HEADERS.replayCount]: '2' }), { target: { kind: 'topic', topic: 'payments.retry-by-hand' }, dlqTopic: 'payments.dlq' });
+    const decision = buildReplayRecord(dlqRecord({ [WEIR_HEADERS.replayCount]: '2' }), {
+      target: { kind: 'topic', topic: 'payments.retry-by-hand' },
+      dlqTopic: 'payments.dlq',
+    });
     expect(decision).toMatchObject({ kind: 'replay', replayCount: 3, output: { topic: 'payments.retry-by-hand' } });
   });
 
@@ -65,15 +75,24 @@ describe('buildReplayRecord', () => {
     const twice = dlqRecord({ [WEIR_HEADERS.replayCount]: '2', [WEIR_HEADERS.replayMax]: '5' });
     expect(buildReplayRecord(twice, { target: original, dlqTopic: 'd', maxReplays: 2 }).kind).toBe('refused');
     expect(buildReplayRecord(twice, { target: original, dlqTopic: 'd' }).kind).toBe('replay');
-    const bare: InputRecord = { ...dlqRecord(), headers: { [WEIR_HEADERS.originalTopic]: 'payments', [WEIR_HEADERS.replayCount]: String(DEFAULT_MAX_REPLAYS) } };
+    const bare: InputRecord = {
+      ...dlqRecord(),
+      headers: { [WEIR_HEADERS.originalTopic]: 'payments', [WEIR_HEADERS.replayCount]: String(DEFAULT_MAX_REPLAYS) },
+    };
     expect(replayLimitOf(bare)).toBe(DEFAULT_MAX_REPLAYS);
     expect(buildReplayRecord(bare, { target: original, dlqTopic: 'd' }).kind).toBe('refused');
   });
 
   it('refuses records without an original topic and replays into the DLQ itself', () => {
     const bare: InputRecord = { ...dlqRecord(), headers: { trace: 'x' } };
-    expect(buildReplayRecord(bare, { target: original, dlqTopic: 'payments.dlq' })).toMatchObject({ kind: 'refused', reason: 'no-original-topic' });
-    expect(buildReplayRecord(dlqRecord(), { target: { kind: 'topic', topic: 'payments.dlq' }, dlqTopic: 'payments.dlq' })).toMatchObject({ kind: 'refused', reason: 'target-is-dlq' });
+    expect(buildReplayRecord(bare, { target: original, dlqTopic: 'payments.dlq' })).toMatchObject({
+      kind: 'refused',
+      reason: 'no-original-topic',
+    });
+    expect(buildReplayRecord(dlqRecord(), { target: { kind: 'topic', topic: 'payments.dlq' }, dlqTopic: 'payments.dlq' })).toMatchObject({
+      kind: 'refused',
+      reason: 'target-is-dlq',
+    });
   });
 });
 

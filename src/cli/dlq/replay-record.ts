@@ -79,10 +79,12 @@ export function buildReplayRecord(record: InputRecord, options: ReplayRecordOpti
     topic = options.target.topic;
   } else {
     const original = headerString(record.headers, WEIR_HEADERS.originalTopic);
-    if (original === undefined || original === '') return { kind: 'refused', reason: 'no-original-topic', detail: `no ${WEIR_HEADERS.originalTopic} header` };
+    if (original === undefined || original === '')
+      return { kind: 'refused', reason: 'no-original-topic', detail: `no ${WEIR_HEADERS.originalTopic} header` };
     topic = original;
   }
-  if (topic === options.dlqTopic) return { kind: 'refused', reason: 'target-is-dlq', detail: `the target '${topic}' is the dead-letter topic itself` };
+  if (topic === options.dlqTopic)
+    return { kind: 'refused', reason: 'target-is-dlq', detail: `the target '${topic}' is the dead-letter topic itself` };
   return {
     kind: 'replay',
     output: { topic, key: record.key, value: record.value, headers: replayHeaders(record.headers, count + 1) },

@@ -52,7 +52,13 @@ export interface ReplayResult {
  * @param producer the producer to publish with; absent in a dry run
  * @throws the client's error when Kafka fails
  */
-export async function streamReplay(plan: ReplayPlan, tool: DlqTool, filter: DeadLetterFilter, producer: RecordProducerClient | undefined, progress: ReplayProgress): Promise<ReplayResult> {
+export async function streamReplay(
+  plan: ReplayPlan,
+  tool: DlqTool,
+  filter: DeadLetterFilter,
+  producer: RecordProducerClient | undefined,
+  progress: ReplayProgress,
+): Promise<ReplayResult> {
   const tally = new ReplayTally();
   const pacer = new ReplayPacer(plan.dryRun ? undefined : plan.rate, Date.now());
   let stopping = false;
@@ -89,7 +95,11 @@ export async function streamReplay(plan: ReplayPlan, tool: DlqTool, filter: Dead
       if (!matchesDeadLetterFilter(deadLetterView(record), filter)) {
         tally.skipped++;
       } else {
-        const decision = buildReplayRecord(record, { target: plan.target, dlqTopic: plan.dlqTopic, ...(plan.maxReplays !== undefined ? { maxReplays: plan.maxReplays } : {}) });
+        const decision = buildReplayRecord(record, {
+          target: plan.target,
+          dlqTopic: plan.dlqTopic,
+          ...(plan.maxReplays !== undefined ? { maxReplays: plan.maxReplays } : {}),
+        });
         if (decision.kind === 'refused') tally.refuse(decision.reason);
         else if (!plan.existingTopics.has(decision.output.topic)) tally.refuse('target-missing');
         else {

@@ -37,7 +37,11 @@ export interface Scenario {
   /** Produces scripts to the source, keyed `k<seq % keys>`. */
   send(scripts: readonly Script[], keys?: number): Promise<void>;
   /** Reads sink and DLQ (and `extra` topics) from the beginning until `until` holds. */
-  outcomes(until: (records: readonly ReadRecord[]) => boolean, timeoutMs?: number, extra?: readonly string[]): Promise<{ records: ReadRecord[]; complete: boolean }>;
+  outcomes(
+    until: (records: readonly ReadRecord[]) => boolean,
+    timeoutMs?: number,
+    extra?: readonly string[],
+  ): Promise<{ records: ReadRecord[]; complete: boolean }>;
 }
 
 /**
@@ -56,15 +60,28 @@ export class ScriptedScenarios {
       dlq: `${id}.dlq`,
       tiers: Array.from({ length: options.precreate?.tiers ?? 0 }, (_, n) => `${id}.scripted.retry.${n}`),
     };
-    const precreated = options.precreate ? [topics.sink, topics.dlq, ...topics.tiers].map((topic) => ({ topic, partitions: options.partitions ?? 3, ...(options.precreate?.config ? { config: options.precreate.config } : {}) })) : [];
+    const precreated = options.precreate
+      ? [topics.sink, topics.dlq, ...topics.tiers].map((topic) => ({
+          topic,
+          partitions: options.partitions ?? 3,
+          ...(options.precreate?.config ? { config: options.precreate.config } : {}),
+        }))
+      : [];
     await this.fx.createTopics([{ topic: topics.source, partitions: options.partitions ?? 3 }, ...precreated]);
     const env = { WEIR_TEST_SOURCE: topics.source, WEIR_TEST_SINK: topics.sink, WEIR_TEST_DLQ: topics.dlq, ...options.env };
     return {
       id,
       topics,
-      start: (args = []) => this.fx.startWorker(SCRIPTED_TOPOLOGY, { args: ['--application-id', id, ...(options.args ?? []), ...args], env }),
-      send: (scripts, keys = 10) => produce(this.fx.kafka, topics.source, scripts.map((s) => ({ key: `k${s.seq % keys}`, value: JSON.stringify(s), headers: { trace: s.id } }))),
-      outcomes: (until, timeoutMs = 60_000, extra = []) => readTopics(this.fx.kafka, [topics.sink, topics.dlq, ...extra], { until, timeoutMs }),
+      start: (args = []) =>
+        this.fx.startWorker(SCRIPTED_TOPOLOGY, { args: ['--application-id', id, ...(options.args ?? []), ...args], env }),
+      send: (scripts, keys = 10) =>
+        produce(
+          this.fx.kafka,
+          topics.source,
+          scripts.map((s) => ({ key: `k${s.seq % keys}`, value: JSON.stringify(s), headers: { trace: s.id } })),
+        ),
+      outcomes: (until, timeoutMs = 60_000, extra = []) =>
+        readTopics(this.fx.kafka, [topics.sink, topics.dlq, ...extra], { until, timeoutMs }),
     };
   }
 }
