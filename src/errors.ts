@@ -3,7 +3,10 @@
  * `code`; user code can match on `code` instead of on messages. The exceptions are on purpose:
  * the errors of a Kafka client or ioredis pass through as they are (named in each method's
  * `@throws`), and `weir/testing`'s `PlannedFailure` and `InjectedBrokerError` stand in for a
- * processor's own errors and for broker errors, so they are plain `Error`s.
+ * processor's own errors and for broker errors, so they are plain `Error`s. Argument checks — a
+ * value of the wrong type or out of range passed to a weir function or constructor (a serde's
+ * input, `ctx.forward()`, `ManualClock.advance()`, a replay rate, ...) — throw the built-in
+ * `TypeError` or `RangeError`, as JavaScript's own APIs do.
  *
  * Record outcomes (success, retry, dead-letter) are values, not exceptions: the errors below
  * are for topology, config and control failures, plus the few error classes that weir records

@@ -1,6 +1,6 @@
 import type { ClassifyFn } from '../dsl/process-options.js';
 import type { ProcessorRecord } from '../dsl/processor.js';
-import { ClassifyHookError, LoopGuardError, RecordTooLargeError } from '../errors.js';
+import { ClassifyHookError, IllegalStateError, LoopGuardError, RecordTooLargeError } from '../errors.js';
 import { recordBytes } from '../record/record-size.js';
 import type { InputRecord } from '../record/record-types.js';
 import { computeBackoffDelay, type Random } from './backoff.js';
@@ -80,7 +80,7 @@ function retryOutcome(ctx: FailureContext, attempt: number, error: unknown): Fai
     );
   }
   const tier = ctx.tiers[tierIndexForRetry(policy, retryIndex)];
-  if (tier === undefined) throw new Error(`processor '${ctx.processor}' has no retry tier for retry ${retryIndex + 1}`);
+  if (tier === undefined) throw new IllegalStateError(`processor '${ctx.processor}' has no retry tier for retry ${retryIndex + 1}`);
   const delayMs = policy.explicitTiers ? tier.delayMs : computeBackoffDelay(policy.backoff, retryIndex, ctx.random);
   const output = buildRetryTierRecord(ctx.record, tier.topic, failureInfo(ctx, attempt, error), ctx.now + delayMs, hops);
   const bytes = recordBytes(output);
