@@ -1,4 +1,5 @@
 import { ProducerFencedError, type WeirError } from '../errors.js';
+import { taskId } from '../record/task-id.js';
 import type { OffsetReader, TransactionalProducer } from './ports.js';
 import type { TaskWriter, WriteResult } from './task-writer.js';
 import type { UnitOfWork } from './unit-of-work.js';
@@ -112,7 +113,7 @@ export class ExactlyOnceWriter implements TaskWriter {
       return { kind: 'rewind', error };
     }
     const zombie = new Error(
-      `committed offset of ${this.topic}-${this.partition} is ${actual}, not ${this.committed}: another instance of the task committed`,
+      `committed offset of ${taskId({ topic: this.topic, partition: this.partition })} is ${actual}, not ${this.committed}: another instance of the task committed`,
       { cause },
     );
     return fenced(new ProducerFencedError(this.producer.transactionalId, { cause: zombie }));

@@ -8,6 +8,7 @@ import type { ProcessorFn } from '../dsl/processor.js';
 import { sink } from '../dsl/sink.js';
 import { topology, type ProcessingGuarantee } from '../dsl/topology-builder.js';
 import type { RecordHeaders } from '../record/record-types.js';
+import { transactionalId } from '../record/task-id.js';
 import { InMemoryKafka } from '../testing/in-memory-kafka.js';
 import { ManualClock } from '../testing/manual-clock.js';
 import { compile } from '../topology/compile.js';
@@ -71,7 +72,11 @@ export function taskHarness({ fn, options = {}, guarantee = 'at_least_once', par
       output:
         guarantee === 'at_least_once'
           ? { guarantee, producer: kafka.producer(), committer: kafka.committer(APP) }
-          : { guarantee, transactions: kafka.transactionalProducer(`${APP}-${topic}-${partition}`), offsets: kafka.offsetReader() },
+          : {
+              guarantee,
+              transactions: kafka.transactionalProducer(transactionalId(APP, { topic, partition })),
+              offsets: kafka.offsetReader(),
+            },
       dedupStore,
       ...(maxRecordBytes !== undefined ? { maxRecordBytes } : {}),
       listener: {

@@ -6,7 +6,7 @@ import type { TaskListener } from '../runtime/task-listener.js';
 import type { CompiledTopology } from '../topology/compiled-topology.js';
 import type { InMemoryKafka } from './in-memory-kafka.js';
 import type { ManualClock } from './manual-clock.js';
-import { taskId } from '../record/task-id.js';
+import { taskId, transactionalId } from '../record/task-id.js';
 
 /** What the driver does with a task next, from its last {@link PollResult} (as the worker's TaskRunner). */
 export type NextStep =
@@ -64,7 +64,7 @@ export class DriverTask {
       topology.processingGuarantee === 'exactly_once'
         ? {
             guarantee: 'exactly_once',
-            transactions: kafka.transactionalProducer(`${appId}-${this.topic}-${this.partition}`),
+            transactions: kafka.transactionalProducer(transactionalId(appId, { topic: this.topic, partition: this.partition })),
             offsets: kafka.offsetReader(),
           }
         : { guarantee: 'at_least_once', producer: kafka.producer(), committer: kafka.committer(appId) };

@@ -1,6 +1,7 @@
 import { MemoryDedupStore } from '../dedup/memory-dedup-store.js';
 import { topologyDefinitionOf, type TopologyBuilder } from '../dsl/topology-builder.js';
 import { murmur2Partition } from '../record/murmur2.js';
+import { taskId } from '../record/task-id.js';
 import type { Random } from '../failure/backoff.js';
 import { compile, type CompileOverrides } from '../topology/compile.js';
 import type { CompiledTopology } from '../topology/compiled-topology.js';
@@ -115,7 +116,7 @@ export class TopologyTestDriver {
     const tasks = new Map<string, DriverTask>();
     for (const info of this.catalog.all()) {
       if (info.role !== 'source' && info.role !== 'retry-tier') continue;
-      for (let p = 0; p < info.partitions; p++) tasks.set(`${info.topic}-${p}`, new DriverTask(ctx, info.topic, p));
+      for (let p = 0; p < info.partitions; p++) tasks.set(taskId({ topic: info.topic, partition: p }), new DriverTask(ctx, info.topic, p));
     }
     this.scheduler = new TaskScheduler(
       tasks,
