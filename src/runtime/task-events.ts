@@ -1,6 +1,7 @@
 import type { InputRecord } from '../record/record-types.js';
 import { errorMessageOf } from '../failure/classify-error.js';
 import type { RecordOutcome } from './record-outcome.js';
+import type { PortName } from './ports.js';
 import type { TaskListener } from './task-listener.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -49,7 +50,7 @@ export class TaskEvents {
     });
   }
 
-  portError(port: 'produce' | 'commit' | 'transaction' | 'dedup', error: unknown, retryInMs: number): void {
+  portError(port: PortName, error: unknown, retryInMs: number): void {
     this.listener?.onPortError?.({ task: this.task, port, error, retryInMs });
   }
 

@@ -1,3 +1,5 @@
+import type { PortName } from './ports.js';
+
 /** The outcome of one record as a task reports it. */
 export type RecordEventOutcome = 'success' | 'retry' | 'dead-letter' | 'duplicate';
 
@@ -26,7 +28,7 @@ export interface RecordEvent {
 /** A port call that failed; the task retries after `retryInMs`. */
 export interface PortErrorEvent {
   readonly task: string;
-  readonly port: 'produce' | 'commit' | 'transaction' | 'dedup';
+  readonly port: PortName;
   readonly error: unknown;
   readonly retryInMs: number;
 }

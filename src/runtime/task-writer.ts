@@ -1,3 +1,4 @@
+import type { PortName } from './ports.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /**
@@ -16,7 +17,7 @@ export type WriteResult =
   | { readonly kind: 'durable'; readonly committed: boolean; readonly commitError?: unknown }
   | { readonly kind: 'rewind'; readonly error: unknown }
   | { readonly kind: 'fenced'; readonly error: unknown }
-  | { readonly kind: 'failed'; readonly port: 'produce' | 'transaction'; readonly error: unknown };
+  | { readonly kind: 'failed'; readonly port: Extract<PortName, 'produce' | 'transaction'>; readonly error: unknown };
 
 /**
  * Makes a task's unit of work durable and commits its offset, per `processing.guarantee`.
