@@ -1,6 +1,6 @@
 /**
  * `npm run check:layers`: fails when production code in `src/` imports against weir's layering
- * (DESIGN.md: imports point down only; no two folders import each other). Each top-level
+ * (README.md, "How it is built": imports point down only; no two folders import each other). Each top-level
  * folder (or file) of `src/` has a rank; a file may import its own folder, or a folder of a
  * higher rank (lower in the stack). Siblings of one rank never import each other, so the folder
  * graph has no cycles. Test files (`*.test.ts`, `*.test-support.ts`) are left out.
