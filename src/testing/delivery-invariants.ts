@@ -1,3 +1,4 @@
+import { WEIR_HEADERS } from '../record/weir-headers.js';
 import { prepareRecord } from '../runtime/prepared-record.js';
 import { expectedOutcome, type FailurePlan } from './failure-plan.js';
 import { describeEvent, RunIndex, type InputOutcome } from './input-outcomes.js';
@@ -96,7 +97,7 @@ export function exactlyOnce(driver: TopologyTestDriver): void {
     checkOutcome(o, 'forbidden', problems);
     const hops = new Map<string, string[]>();
     for (const copy of o.tierCopies) {
-      const attempt = copy.headers['weir.attempts'] ?? '?';
+      const attempt = copy.headers[WEIR_HEADERS.attempts] ?? '?';
       hops.set(attempt, [...(hops.get(attempt) ?? []), coordinates(copy)]);
     }
     for (const [attempt, copies] of hops)
