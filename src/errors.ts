@@ -32,7 +32,8 @@ export type WeirErrorCode =
   | 'WEIR_TEST_DRIVER'
   | 'WEIR_LOOP_GUARD'
   | 'WEIR_MISSING_SOURCE_TOPIC'
-  | 'WEIR_RECORD_TOO_LARGE';
+  | 'WEIR_RECORD_TOO_LARGE'
+  | 'WEIR_ATTEMPT_TIMEOUT';
 
 /** Base class of every error weir throws. */
 export class WeirError extends Error {
@@ -206,6 +207,21 @@ export class RecordTooLargeError extends WeirError {
 
   constructor(what: string, bytes: number, limitBytes: number) {
     super('WEIR_RECORD_TOO_LARGE', `${what} is ${bytes} bytes, over the record size limit of ${limitBytes} bytes (--max-record-bytes)`);
+  }
+}
+
+/**
+ * A processing attempt outlived its processor's `timeoutMs`: `ctx.signal` was aborted with this
+ * error, and the attempt failed with it even if the processor ignored the signal (its late
+ * outputs are dropped). Retriable, like any failure of a slow dependency.
+ */
+export class AttemptTimeoutError extends WeirError {
+  readonly retriable = true;
+  readonly timeoutMs: number;
+
+  constructor(processor: string, timeoutMs: number) {
+    super('WEIR_ATTEMPT_TIMEOUT', `processor '${processor}' did not finish its attempt within timeoutMs (${timeoutMs} ms)`);
+    this.timeoutMs = timeoutMs;
   }
 }
 

@@ -65,12 +65,37 @@ export const dedupSchema = z
   })
   .describe('must be an object { key, ttlMs }');
 
-/** The options of `process(name, fn, options)`; `retry` and `dedup` are checked on their own. */
+const rate = () => z.number().gt(0).max(1).describe('must be a number in (0, 1]');
+
+/** `circuitBreaker`: resilience4j's `CircuitBreakerConfig`, time-based window. */
+export const circuitBreakerSchema = z
+  .strictObject({
+    failureRateThreshold: rate().optional(),
+    minimumCalls: int(1).optional(),
+    windowMs: positiveMs().optional(),
+    openMs: positiveMs().optional(),
+    maxOpenMs: positiveMs().optional(),
+    halfOpenCalls: int(1).optional(),
+  })
+  .describe('must be an object');
+
+/** `retryBudget`: Finagle's `RetryBudget`. */
+export const retryBudgetSchema = z
+  .strictObject({
+    ratio: number(0).optional(),
+    minPerSecond: z.number().gt(0).describe('must be a number > 0').optional(),
+  })
+  .describe('must be an object');
+
+/** The options of `process(name, fn, options)`; `retry`, `dedup`, `circuitBreaker` and `retryBudget` are checked on their own. */
 export const processOptionsSchema = z
   .strictObject({
     retry: z.unknown().optional(),
     classify: fn("a function (error, record) => 'retry' | 'dlq'").optional(),
     dedup: z.unknown().optional(),
+    circuitBreaker: z.unknown().optional(),
+    retryBudget: z.unknown().optional(),
+    timeoutMs: positiveMs().optional(),
   })
   .describe('must be an object');
 

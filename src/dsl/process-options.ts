@@ -1,14 +1,21 @@
 import type { ProcessorRecord } from './processor.js';
 
 /**
- * Jitter applied to a backoff delay `d` (see `computeBackoffDelay`):
- * `'none'` → d; `'full'` → uniform in [0, d]; `'equal'` → uniform in [d/2, d]
- * (the AWS Architecture Blog's "full" and "equal" jitter).
+ * Jitter applied to a backoff delay `d = min(maxMs, initialMs · multiplier^n)` (see
+ * `computeBackoffDelay`):
+ * - `'none'` → d;
+ * - `'full'` → uniform in [0, d]; `'equal'` → uniform in [d/2, d] (the AWS Architecture
+ *   Blog's "full" and "equal" jitter);
+ * - `'additive'` → `min(maxMs, d + U[0, initialMs])`: the retry-mechanism design's
+ *   `t_n = t0 · 2^n + δ, δ ∈ U[0, t0]`;
+ * - `'decorrelated'` → `min(maxMs, U[initialMs, 3 · previous])`, `previous` being the last
+ *   delay of the same record (`initialMs` before its first retry): AWS' "decorrelated jitter"
+ *   (it ignores `multiplier`).
  */
 export type Jitter = (typeof JITTERS)[number];
 
 /** The jitter names, in the order messages list them. */
-export const JITTERS = ['none', 'full', 'equal'] as const;
+export const JITTERS = ['none', 'full', 'equal', 'additive', 'decorrelated'] as const;
 
 /** Exponential backoff, as in Spring Retry's `ExponentialBackOff`. All times in ms. */
 export interface BackoffOptions {
@@ -89,9 +96,65 @@ export interface DedupOptions {
   readonly onStoreError?: 'fail' | 'skip-dedup';
 }
 
+/**
+ * A per-processor circuit breaker, with resilience4j's names (`CircuitBreakerConfig`), on a
+ * time-based sliding window. Only retriable failures count as failures; non-retriable ones
+ * (and deserialization errors, and `classify` → `'dlq'`) are ignored; successes count.
+ *
+ * - **closed**: calls go through. When at least `minimumCalls` calls ended in the last
+ *   `windowMs` and the failure rate among them is ≥ `failureRateThreshold`, it opens.
+ * - **open**: every task of the processor (source partitions and retry tiers) stops calling
+ *   it; records wait in place, their partitions paused, without using up attempts. After
+ *   `openMs` it goes half-open.
+ * - **half-open**: `halfOpenCalls` real attempts probe the dependency. If their failure rate is
+ *   below the threshold it closes; else it opens again with the wait doubled, up to `maxOpenMs`.
+ *
+ * The failure that opens the breaker and a failed probe are charged to the dependency, not
+ * to the record: the record waits for the breaker with the attempts it had. Scope: one breaker
+ * per processor per worker process, shared by all its tasks.
+ */
+export interface CircuitBreakerOptions {
+  /** Failure rate in (0, 1] at which it opens (resilience4j `failureRateThreshold`, there in %). Default 0.5. */
+  readonly failureRateThreshold?: number;
+  /** Calls in the window before the rate is judged (`minimumNumberOfCalls`), ≥ 1. Default 5. */
+  readonly minimumCalls?: number;
+  /** Length of the sliding window, ms (`slidingWindowSize`, time-based). Default 10 000. */
+  readonly windowMs?: number;
+  /** First wait in the open state, ms (`waitDurationInOpenState`). Default 5 000. */
+  readonly openMs?: number;
+  /** Longest wait in the open state after repeated failed probes, ms; ≥ `openMs`. Default 60 000. */
+  readonly maxOpenMs?: number;
+  /** Probe calls in the half-open state (`permittedNumberOfCallsInHalfOpenState`), ≥ 1. Default 1. */
+  readonly halfOpenCalls?: number;
+}
+
+/**
+ * A retry budget (a token bucket, as Finagle's `RetryBudget` and gRPC's retry throttling):
+ * over any 10 s window, the retries of a processor in one worker are at most `ratio` × its
+ * first attempts plus `minPerSecond` × 10. A retry that finds the budget spent waits for a
+ * token (a blocking retry waits longer, a retry-tier task slows down); it is never
+ * dead-lettered because of the budget.
+ */
+export interface RetryBudgetOptions {
+  /** Retries allowed per first attempt, ≥ 0 (Finagle's `percentCanRetry`). Default 0.2. */
+  readonly ratio?: number;
+  /** Retries always allowed per second, > 0 (Finagle's `minRetriesPerSec`): keeps retries moving. Default 10. */
+  readonly minPerSecond?: number;
+}
+
 /** Options of `process(name, fn, options)`. */
 export interface ProcessOptions {
   readonly retry?: RetryOptions;
   readonly classify?: ClassifyFn;
   readonly dedup?: DedupOptions;
+  /** Stop calling the processor while its dependency is down (see {@link CircuitBreakerOptions}). Default: none. */
+  readonly circuitBreaker?: CircuitBreakerOptions;
+  /** Limit retries to a share of first attempts (see {@link RetryBudgetOptions}). Default: none. */
+  readonly retryBudget?: RetryBudgetOptions;
+  /**
+   * Longest attempt, ms (> 0): `ctx.signal` aborts then, and the attempt fails with a retriable
+   * `AttemptTimeoutError` even if the processor ignores the signal; its outputs are dropped.
+   * Default: none.
+   */
+  readonly timeoutMs?: number;
 }

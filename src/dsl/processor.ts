@@ -44,6 +44,12 @@ export interface ProcessorContext<K = unknown> {
   readonly originalPartition: number;
   readonly originalOffset: number;
   /**
+   * Aborts when the attempt outlives the processor's `timeoutMs` (its reason is the
+   * `AttemptTimeoutError`); pass it to `fetch()` and other abortable calls. Never aborts without
+   * `timeoutMs`.
+   */
+  readonly signal: AbortSignal;
+  /**
    * Forwards an output to the success branch, like Kafka Streams' `context.forward()`.
    * Outputs of an attempt that then throws are discarded: they never reach a sink.
    */

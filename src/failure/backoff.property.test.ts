@@ -40,4 +40,38 @@ describe('backoff properties', () => {
       { numRuns: RUNS },
     );
   });
+
+  it("'decorrelated' stays in [initialMs, min(maxMs, 3 · previous)] at every step of a chain, and within the loose bounds", () => {
+    fc.assert(
+      fc.property(backoff, fc.array(unit, { minLength: 1, maxLength: 12 }), (b, draws) => {
+        const d: Backoff = { ...b, jitter: 'decorrelated' };
+        let previous: number | undefined;
+        draws.forEach((u, retryIndex) => {
+          const delay = computeBackoffDelay(d, retryIndex, () => u, previous);
+          const step = backoffDelayBounds(d, retryIndex, previous ?? d.initialMs);
+          const loose = backoffDelayBounds(d, retryIndex);
+          expect(Number.isInteger(delay)).toBe(true);
+          expect(delay).toBeGreaterThanOrEqual(step.min);
+          expect(delay).toBeLessThanOrEqual(step.max);
+          expect(delay).toBeGreaterThanOrEqual(loose.min);
+          expect(delay).toBeLessThanOrEqual(loose.max);
+          previous = delay;
+        });
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("'additive' is the un-jittered delay plus at most initialMs, never past maxMs", () => {
+    fc.assert(
+      fc.property(backoff, fc.integer({ min: 0, max: 40 }), unit, (b, retryIndex, u) => {
+        const a: Backoff = { ...b, jitter: 'additive' };
+        const delay = computeBackoffDelay(a, retryIndex, () => u);
+        const d = baseDelayMs(a, retryIndex);
+        expect(delay).toBeGreaterThanOrEqual(Math.floor(d));
+        expect(delay).toBeLessThanOrEqual(Math.min(a.maxMs, d + a.initialMs));
+      }),
+      { numRuns: RUNS },
+    );
+  });
 });

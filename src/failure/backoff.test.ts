@@ -18,6 +18,23 @@ describe('computeBackoffDelay', () => {
     expect(computeBackoffDelay(backoff({ jitter: 'equal' }), 2, () => 0.5)).toBe(300);
   });
 
+  it("applies additive jitter d + U[0, initialMs] (the seed's t0 · 2^n + δ), capped by maxMs", () => {
+    expect(computeBackoffDelay(backoff({ jitter: 'additive' }), 2, () => 0)).toBe(400);
+    expect(computeBackoffDelay(backoff({ jitter: 'additive' }), 2, () => 0.5)).toBe(450);
+    expect(computeBackoffDelay(backoff({ jitter: 'additive' }), 5, () => 0.99)).toBe(1000);
+    expect(backoffDelayBounds(backoff({ jitter: 'additive' }), 2)).toEqual({ min: 400, max: 500 });
+  });
+
+  it('applies decorrelated jitter U[initialMs, 3 · previous] (AWS), capped by maxMs', () => {
+    const b = backoff({ jitter: 'decorrelated' });
+    expect(computeBackoffDelay(b, 0, () => 0)).toBe(100);
+    expect(computeBackoffDelay(b, 0, () => 0.5)).toBe(200); // previous = initialMs: U[100, 300]
+    expect(computeBackoffDelay(b, 3, () => 0.5, 250)).toBe(425); // U[100, 750]
+    expect(computeBackoffDelay(b, 9, () => 0.99, 900)).toBeLessThanOrEqual(1000);
+    expect(backoffDelayBounds(b, 1)).toEqual({ min: 100, max: 900 });
+    expect(backoffDelayBounds(b, 1, 250)).toEqual({ min: 100, max: 750 });
+  });
+
   it('always lies within backoffDelayBounds', () => {
     fc.assert(
       fc.property(

@@ -54,10 +54,11 @@ function failureInfo(ctx: FailureContext, attempts: number, error: unknown): Fai
  * size limit (see `fitDeadLetter`).
  *
  * @param attempts how many times the record was processed (0 when it never reached the processor)
+ * @param retriable whether the failure was retriable (its attempts ran out)
  */
-export function deadLetterOutcome(ctx: FailureContext, attempts: number, error: unknown): FailureOutcome {
+export function deadLetterOutcome(ctx: FailureContext, attempts: number, error: unknown, retriable = false): FailureOutcome {
   const output = buildDeadLetterRecord(ctx.record, ctx.deadLetterTopic, failureInfo(ctx, attempts, error), ctx.policy.maxReplays);
-  return { kind: 'dead-letter', output: fitDeadLetter(output, ctx.maxRecordBytes), errorClass: errorClassOf(error), error };
+  return { kind: 'dead-letter', output: fitDeadLetter(output, ctx.maxRecordBytes), errorClass: errorClassOf(error), error, retriable };
 }
 
 function retryOutcome(ctx: FailureContext, attempt: number, error: unknown): FailureOutcome {
@@ -66,9 +67,10 @@ function retryOutcome(ctx: FailureContext, attempt: number, error: unknown): Fai
   if (policy.mode === 'blocking') {
     return {
       kind: 'retry-in-place',
-      delayMs: computeBackoffDelay(policy.backoff, retryIndex, ctx.random),
+      delayMs: computeBackoffDelay(policy.backoff, retryIndex, ctx.random, ctx.history.lastDelayMs),
       errorClass: errorClassOf(error),
       error,
+      retriable: true,
     };
   }
   const hops = ctx.history.hops + 1;
@@ -77,16 +79,19 @@ function retryOutcome(ctx: FailureContext, attempt: number, error: unknown): Fai
       ctx,
       attempt,
       new LoopGuardError(`record exceeded the hop limit (${policy.maxHops}) after: ${errorMessageOf(error)}`),
+      true,
     );
   }
   const tier = ctx.tiers[tierIndexForRetry(policy, retryIndex)];
   if (tier === undefined) throw new IllegalStateError(`processor '${ctx.processor}' has no retry tier for retry ${retryIndex + 1}`);
-  const delayMs = policy.explicitTiers ? tier.delayMs : computeBackoffDelay(policy.backoff, retryIndex, ctx.random);
+  const delayMs = policy.explicitTiers
+    ? tier.delayMs
+    : computeBackoffDelay(policy.backoff, retryIndex, ctx.random, ctx.history.lastDelayMs);
   const output = buildRetryTierRecord(ctx.record, tier.topic, failureInfo(ctx, attempt, error), ctx.now + delayMs, hops);
   const bytes = recordBytes(output);
   if (bytes > ctx.maxRecordBytes)
-    return deadLetterOutcome(ctx, attempt, new RecordTooLargeError(`the retry copy for '${tier.topic}'`, bytes, ctx.maxRecordBytes));
-  return { kind: 'retry-topic', delayMs, output, errorClass: errorClassOf(error), error };
+    return deadLetterOutcome(ctx, attempt, new RecordTooLargeError(`the retry copy for '${tier.topic}'`, bytes, ctx.maxRecordBytes), true);
+  return { kind: 'retry-topic', delayMs, output, errorClass: errorClassOf(error), error, retriable: true };
 }
 
 /**
@@ -108,6 +113,7 @@ export function decideFailure(
 ): FailureOutcome {
   const { classification, hookError } = classifyError(error, record, classify);
   if (hookError !== undefined) return deadLetterOutcome(ctx, attempt, new ClassifyHookError(hookError, errorMessageOf(error), error));
-  if (classification === 'dlq' || attempt >= ctx.policy.maxAttempts) return deadLetterOutcome(ctx, attempt, error);
+  if (classification === 'dlq') return deadLetterOutcome(ctx, attempt, error);
+  if (attempt >= ctx.policy.maxAttempts) return deadLetterOutcome(ctx, attempt, error, true);
   return retryOutcome(ctx, attempt, error);
 }

@@ -5,6 +5,11 @@ interface FailureOf {
   /** The class name recorded in `weir.error.class`. */
   readonly errorClass: string;
   readonly error: unknown;
+  /**
+   * Whether the failure was retriable (classified `'retry'`), even if attempts ran out: what a
+   * circuit breaker counts as a failure of the dependency.
+   */
+  readonly retriable: boolean;
 }
 
 /**

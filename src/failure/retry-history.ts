@@ -11,6 +11,8 @@ export interface RetryHistory {
   readonly replayCount: number;
   /** When the first attempt failed, if one did. */
   readonly firstFailureMs: number | undefined;
+  /** The delay before this attempt, ms, if it was a retry (what `'decorrelated'` jitter grows from). */
+  readonly lastDelayMs?: number;
 }
 
 /** The history of a record that has not failed yet. */
@@ -24,10 +26,13 @@ export const FRESH_HISTORY: RetryHistory = Object.freeze({ attempts: 0, hops: 0,
 export function historyFromHeaders(record: InputRecord, fromRetryTier: boolean): RetryHistory {
   const replayCount = headerNumber(record.headers, WEIR_HEADERS.replayCount) ?? 0;
   if (!fromRetryTier) return replayCount === 0 ? FRESH_HISTORY : { ...FRESH_HISTORY, replayCount };
+  const due = headerNumber(record.headers, WEIR_HEADERS.retryDueMs);
+  const failed = headerNumber(record.headers, WEIR_HEADERS.lastFailureMs);
   return {
     attempts: headerNumber(record.headers, WEIR_HEADERS.attempts) ?? 0,
     hops: headerNumber(record.headers, WEIR_HEADERS.retryHops) ?? 0,
     replayCount,
     firstFailureMs: headerNumber(record.headers, WEIR_HEADERS.firstFailureMs),
+    ...(due !== undefined && failed !== undefined && due >= failed ? { lastDelayMs: due - failed } : {}),
   };
 }

@@ -2,6 +2,7 @@ import type { Random } from '../failure/backoff.js';
 import type { CompiledTopology } from '../topology/compiled-topology.js';
 import type { Clock, DedupStore, OffsetCommitter, OffsetReader, RecordProducer, TransactionalProducer } from './ports.js';
 import type { TaskListener } from './task-listener.js';
+import type { ProcessorResilience } from './processor-resilience.js';
 
 /** The output ports of a task, per `processing.guarantee`. */
 export type TaskOutputPorts =
@@ -19,6 +20,11 @@ export interface PartitionTaskOptions {
   readonly clock: Clock;
   /** Uniform [0, 1) source for backoff jitter; default Math.random. */
   readonly random?: Random;
+  /**
+   * The processor's circuit breaker and retry budget, shared by its tasks in the process (see
+   * `ResilienceRegistry`); default: the task's own, from the processor's options.
+   */
+  readonly resilience?: ProcessorResilience;
   /** Required when the processor has `dedup`. */
   readonly dedupStore?: DedupStore;
   readonly listener?: TaskListener;

@@ -15,6 +15,9 @@ import { prepareRecord, type PreparedRecord } from './prepared-record.js';
 import { TaskBuffer, type Slot } from './task-buffer.js';
 import { historyFromHeaders } from '../failure/retry-history.js';
 import { runAttempt } from './run-attempt.js';
+import { AttemptGate } from './attempt-gate.js';
+import { processorResilience } from './processor-resilience.js';
+import type { RetryHistory } from '../failure/retry-history.js';
 import { assertTransition, type TaskState, type TaskStateKind } from './task-state.js';
 import type { TaskWriter } from './task-writer.js';
 import { UnitOfWork } from './unit-of-work.js';
@@ -50,6 +53,8 @@ export class PartitionTask {
   /** The processor's dedup policy on a source task; null on retry tiers and without dedup. */
   private readonly dedupPolicy: DedupPolicy | null;
   private readonly random: Random;
+  /** Admits attempts past the processor's circuit breaker and retry budget (shared with its other tasks in the process). */
+  private readonly gate: AttemptGate;
   private readonly maxPollRecords: number;
   private state: TaskState = { kind: 'running' };
   private readonly buffer: TaskBuffer;
@@ -76,6 +81,7 @@ export class PartitionTask {
     this.sub = route.subtopology;
     this.tier = route.tier;
     this.random = options.random ?? Math.random;
+    this.gate = new AttemptGate(options.resilience ?? processorResilience(this.sub.processor), this.events);
     this.maxPollRecords = options.maxPollRecords ?? 500;
     this.buffer = new TaskBuffer(options.startOffset);
     this.durable = options.startOffset;
@@ -177,7 +183,8 @@ export class PartitionTask {
       const slot = this.buffer.head;
       if (slot === undefined) break;
       const t = this.options.clock.now();
-      if (slot.retry !== undefined && slot.retry.dueAt > t) return this.waitAfterFlush(slot.retry.dueAt, 'backoff');
+      if (slot.retry !== undefined && slot.retry.dueAt > t)
+        return this.waitAfterFlush(slot.retry.dueAt, slot.retry.held ? 'circuit-open' : 'backoff');
       if (this.tier !== null) {
         const due = headerNumber(slot.raw.headers, WEIR_HEADERS.retryDueMs);
         if (due !== undefined && due > t) return this.waitAfterFlush(due, 'due');
@@ -200,8 +207,8 @@ export class PartitionTask {
         processed++;
         continue;
       }
-      const retryAt = await this.process(slot, prepared, t);
-      if (retryAt !== undefined) return this.waitAfterFlush(retryAt, 'backoff');
+      const wait = await this.process(slot, prepared, t);
+      if (wait !== undefined) return this.waitAfterFlush(wait.untilMs, wait.reason);
       this.buffer.advance();
       processed++;
     }
@@ -218,29 +225,57 @@ export class PartitionTask {
     return this.idleOrCommitWait();
   }
 
-  /** Processes one record; returns the due time when it must be retried in place. */
-  private async process(slot: Slot, prepared: PreparedRecord, now: number): Promise<number | undefined> {
+  /**
+   * Processes one record, unless its processor's circuit breaker or retry budget says wait.
+   * Returns the wait when the record stays at the head: a retry in place (`backoff`), a record
+   * held for the breaker (`circuit-open`: the failure was charged to the dependency, so the
+   * record keeps the attempts it had), or a retry waiting for a budget token (`retry-budget`).
+   */
+  private async process(
+    slot: Slot,
+    prepared: PreparedRecord,
+    now: number,
+  ): Promise<{ readonly untilMs: number; readonly reason: WaitReason } | undefined> {
     const history = slot.retry?.history ?? historyFromHeaders(slot.raw, this.tier !== null);
-    const outcome = await runAttempt({
+    let probe = false;
+    if (prepared.kind === 'ready') {
+      const admission = this.gate.admit(slot, history, now);
+      if (admission.kind === 'wait') return admission;
+      probe = admission.probe;
+    }
+    const { outcome, call } = await runAttempt({
       applicationId: this.options.topology.applicationId,
       sub: this.sub,
       prepared,
       history,
-      now,
+      clock: this.options.clock,
       random: this.random,
       maxRecordBytes: this.options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES,
       onLateForward: () => this.events.lateForward(slot.raw, this.sub.processor.name),
     });
+    const at = this.options.clock.now();
     const attempt = prepared.kind === 'unreadable' ? history.attempts : history.attempts + 1;
+    const heldUntil = call === 'none' ? undefined : this.gate.settle(at, call, probe, outcome);
+    if (heldUntil !== undefined) {
+      slot.retry = { history: { ...history, firstFailureMs: history.firstFailureMs ?? at }, dueAt: heldUntil, held: true };
+      this.events.held(slot.raw, outcome, attempt, at, heldUntil - at);
+      return { untilMs: heldUntil, reason: 'circuit-open' };
+    }
     if (outcome.kind === 'retry-in-place') {
-      const dueAt = now + outcome.delayMs;
-      slot.retry = { history: { ...history, attempts: attempt, firstFailureMs: history.firstFailureMs ?? now }, dueAt };
-      this.events.outcome(slot.raw, outcome, attempt, now);
-      return dueAt;
+      const dueAt = at + outcome.delayMs;
+      const next: RetryHistory = {
+        ...history,
+        attempts: attempt,
+        firstFailureMs: history.firstFailureMs ?? at,
+        lastDelayMs: outcome.delayMs,
+      };
+      slot.retry = { history: next, dueAt };
+      this.events.outcome(slot.raw, outcome, attempt, at);
+      return { untilMs: dueAt, reason: 'backoff' };
     }
     slot.retry = undefined;
     this.unit.add(outcome.kind === 'success' ? outcome.outputs : [outcome.output], prepared.dedupKey);
-    this.events.outcome(slot.raw, outcome, attempt, now);
+    this.events.outcome(slot.raw, outcome, attempt, at);
     return undefined;
   }
 

@@ -1,5 +1,5 @@
 /** Why a task waits. */
-export type WaitReason = 'backoff' | 'due' | 'commit' | 'port-retry' | 'dedup-busy';
+export type WaitReason = 'backoff' | 'due' | 'commit' | 'port-retry' | 'dedup-busy' | 'circuit-open' | 'retry-budget';
 
 /**
  * What `poll()` asks its driver to do next:

@@ -13,6 +13,12 @@ export type PortName = 'produce' | 'commit' | 'transaction' | 'dedup';
 export interface Clock {
   /** Current time, epoch ms. */
   now(): number;
+  /**
+   * Calls `fn` once `delayMs` have passed on this clock (attempt timeouts); returns a function
+   * that cancels it. Absent: the system timer (`setTimeout`). The ManualClock fires it when
+   * virtual time gets there.
+   */
+  after?(delayMs: number, fn: () => void): () => void;
 }
 
 /**

@@ -1,11 +1,13 @@
 import type { ProcessorContext, ProcessorOutput, ProcessorRecord } from '../dsl/processor.js';
-import { RecordTooLargeError } from '../errors.js';
+import { AttemptTimeoutError, RecordTooLargeError } from '../errors.js';
+import type { CallResult } from '../failure/circuit-breaker.js';
 import type { Random } from '../failure/backoff.js';
 import { deadLetterOutcome, decideFailure, type FailureContext } from '../failure/decide-failure.js';
 import type { RetryHistory } from '../failure/retry-history.js';
 import { recordOrigin } from '../record/record-origin.js';
 import { recordBytes } from '../record/record-size.js';
 import type { Subtopology } from '../topology/compiled-topology.js';
+import type { Clock } from './ports.js';
 import type { PreparedRecord } from './prepared-record.js';
 import type { RecordOutcome } from './record-outcome.js';
 import { routeOutputs } from './route-outputs.js';
@@ -17,12 +19,50 @@ export interface AttemptInput {
   readonly prepared: PreparedRecord;
   /** The record's retry history so far (from its headers and/or the task's blocking state). */
   readonly history: RetryHistory;
-  readonly now: number;
+  /** The task's clock: failure times are read from it when the attempt ends; it runs `timeoutMs`. */
+  readonly clock: Clock;
   readonly random: Random;
   /** Largest record, bytes (`recordBytes` estimate): larger outputs dead-letter the input. */
   readonly maxRecordBytes: number;
   /** The processor called `ctx.forward()` after its attempt ended (the output is dropped). */
   readonly onLateForward?: () => void;
+}
+
+/** An attempt's outcome, and how its processor call ended (`'none'`: the processor was not called). */
+export interface AttemptResult {
+  readonly outcome: RecordOutcome;
+  readonly call: CallResult | 'none';
+}
+
+const systemAfter = (delayMs: number, fn: () => void): (() => void) => {
+  const timer = setTimeout(fn, delayMs);
+  return () => clearTimeout(timer);
+};
+
+type Settled = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+
+/**
+ * Runs the processor, bounded by `timeoutMs` when it is set: at the timeout `signal` aborts and
+ * the call settles as an `AttemptTimeoutError`, whether or not the processor stops.
+ */
+function callProcessor(input: AttemptInput, call: () => unknown, controller: AbortController): Promise<Settled> {
+  const settled = (async () => call())().then(
+    (value): Settled => ({ ok: true, value }),
+    (error: unknown): Settled => ({ ok: false, error }),
+  );
+  const { timeoutMs, name } = input.sub.processor;
+  if (timeoutMs === null) return settled;
+  return new Promise<Settled>((resolve) => {
+    const cancel = (input.clock.after ?? systemAfter)(timeoutMs, () => {
+      const error = new AttemptTimeoutError(name, timeoutMs);
+      controller.abort(error);
+      resolve({ ok: false, error });
+    });
+    void settled.then((result) => {
+      cancel();
+      resolve(result);
+    });
+  });
 }
 
 function failureContext(input: AttemptInput): FailureContext {
@@ -35,7 +75,7 @@ function failureContext(input: AttemptInput): FailureContext {
     tiers: sub.retryTiers.toArray(),
     record: input.prepared.raw,
     history: input.history,
-    now: input.now,
+    now: input.clock.now(),
     random: input.random,
     maxRecordBytes: input.maxRecordBytes,
   };
@@ -45,19 +85,23 @@ function failureContext(input: AttemptInput): FailureContext {
  * Runs one processing attempt of one record and returns its outcome as a value: success
  * (routed, serialized outputs), or what the failure path decides (`decideFailure`): a retry
  * in place, a retry-tier copy, or a dead letter. Never throws: processor errors, serde errors,
- * failing predicates and outputs over the record size limit all become outcomes, and a
- * dead-letter copy too large for the broker leaves out what it must (see `fitDeadLetter`).
+ * failing predicates, outputs over the record size limit and attempts past the processor's
+ * `timeoutMs` (`AttemptTimeoutError`) all become outcomes, and a dead-letter copy too large for
+ * the broker leaves out what it must (see `fitDeadLetter`). Outputs forwarded after the attempt
+ * ended — it threw, or timed out — are dropped (`onLateForward`).
  */
-export async function runAttempt(input: AttemptInput): Promise<RecordOutcome> {
+export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const { sub, prepared, history } = input;
   const processor = sub.processor;
   const attempt = history.attempts + 1;
-  if (prepared.kind === 'unreadable') return deadLetterOutcome(failureContext(input), history.attempts, prepared.error);
+  if (prepared.kind === 'unreadable')
+    return { outcome: deadLetterOutcome(failureContext(input), history.attempts, prepared.error), call: 'none' };
 
   const record: ProcessorRecord = prepared.record;
   const origin = recordOrigin(prepared.raw);
   const outputs: ProcessorOutput[] = [];
   let open = true;
+  const controller = new AbortController();
   const ctx: ProcessorContext = {
     applicationId: input.applicationId,
     processor: processor.name,
@@ -66,6 +110,7 @@ export async function runAttempt(input: AttemptInput): Promise<RecordOutcome> {
     originalTopic: origin.topic,
     originalPartition: origin.partition,
     originalOffset: origin.offset,
+    signal: controller.signal,
     forward(output) {
       if (!open) {
         // Throwing here would throw into the user's timer or callback, outside any attempt.
@@ -81,34 +126,28 @@ export async function runAttempt(input: AttemptInput): Promise<RecordOutcome> {
     },
   };
 
-  let failure: { error: unknown } | undefined;
-  try {
-    const result = await processor.fn(record, ctx);
-    if (result !== undefined) outputs.push({ value: result });
-  } catch (error) {
-    failure = { error };
-  } finally {
-    open = false;
-  }
+  const settled = await callProcessor(input, () => processor.fn(record, ctx), controller);
+  open = false;
+  if (settled.ok && settled.value !== undefined) outputs.push({ value: settled.value });
 
-  if (failure === undefined) {
+  if (settled.ok) {
     let routed: ReturnType<typeof routeOutputs>;
     try {
       routed = routeOutputs(sub, prepared.raw, record, outputs);
     } catch (error) {
       routed = { error };
     }
-    if (!Array.isArray(routed)) return deadLetterOutcome(failureContext(input), attempt, routed.error);
+    // The processor answered: for a circuit breaker that is a success, whatever its outputs.
+    if (!Array.isArray(routed)) return { outcome: deadLetterOutcome(failureContext(input), attempt, routed.error), call: 'success' };
     for (const output of routed) {
       const bytes = recordBytes(output);
-      if (bytes > input.maxRecordBytes)
-        return deadLetterOutcome(
-          failureContext(input),
-          attempt,
-          new RecordTooLargeError(`the output to '${output.topic}'`, bytes, input.maxRecordBytes),
-        );
+      if (bytes > input.maxRecordBytes) {
+        const error = new RecordTooLargeError(`the output to '${output.topic}'`, bytes, input.maxRecordBytes);
+        return { outcome: deadLetterOutcome(failureContext(input), attempt, error), call: 'success' };
+      }
     }
-    return { kind: 'success', outputs: routed };
+    return { outcome: { kind: 'success', outputs: routed }, call: 'success' };
   }
-  return decideFailure(failureContext(input), attempt, failure.error, record, processor.classify ?? undefined);
+  const outcome = decideFailure(failureContext(input), attempt, settled.error, record, processor.classify ?? undefined);
+  return { outcome, call: outcome.retriable ? 'failure' : 'ignored' };
 }

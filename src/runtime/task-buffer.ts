@@ -8,8 +8,13 @@ export interface Slot {
   readonly raw: InputRecord;
   prepared?: PreparedRecord;
   claim?: ClaimStatus;
-  /** Blocking mode: the record failed and is retried in place at `dueAt` (epoch ms), with this history. */
-  retry?: { readonly history: RetryHistory; readonly dueAt: number };
+  /**
+   * The record failed and is tried again in place at `dueAt` (epoch ms), with this history: a
+   * blocking-mode retry, or (`held`) a failure charged to an open circuit breaker.
+   */
+  retry?: { readonly history: RetryHistory; readonly dueAt: number; readonly held?: boolean };
+  /** Its retry is waiting for a retry-budget token (counted once per wait). */
+  budgetDelayed?: boolean;
 }
 
 /**

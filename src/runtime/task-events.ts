@@ -27,6 +27,26 @@ export class TaskEvents {
     }
   }
 
+  /** A failed attempt charged to the tripped circuit breaker: the record waits `waitMs` with its attempts unchanged. */
+  held(raw: InputRecord, outcome: RecordOutcome, attempt: number, atMs: number, waitMs: number): void {
+    const onRecord = this.listener?.onRecord;
+    if (onRecord === undefined || outcome.kind === 'success') return;
+    const base = { task: this.task, topic: raw.topic, partition: raw.partition, offset: raw.offset, attempt, atMs };
+    onRecord({ ...base, outcome: 'held', errorClass: outcome.errorClass, errorMessage: errorMessageOf(outcome.error), delayMs: waitMs });
+  }
+
+  /** A retry waits for a retry-budget token until `untilMs`. */
+  retryDelayed(raw: InputRecord, processor: string, untilMs: number): void {
+    this.listener?.onRetryDelayed?.({
+      task: this.task,
+      processor,
+      topic: raw.topic,
+      partition: raw.partition,
+      offset: raw.offset,
+      untilMs,
+    });
+  }
+
   /** The processor forwarded after its attempt ended; the output was dropped. */
   lateForward(raw: InputRecord, processor: string): void {
     this.listener?.onWarning?.({

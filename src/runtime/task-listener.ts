@@ -1,7 +1,12 @@
 import type { PortName } from './ports.js';
+import type { CircuitTransition } from '../failure/circuit-breaker.js';
 
-/** The outcome of one record as a task reports it. */
-export type RecordEventOutcome = 'success' | 'retry' | 'dead-letter' | 'duplicate';
+/**
+ * The outcome of one record as a task reports it. `'held'`: an attempt failed while the
+ * processor's circuit breaker tripped, so the failure was charged to the dependency: the record
+ * waits for the breaker with its attempts unchanged (not final, like `'retry'`).
+ */
+export type RecordEventOutcome = 'success' | 'retry' | 'held' | 'dead-letter' | 'duplicate';
 
 /** One record's outcome, reported when it is decided (durable at the next flush). */
 export interface RecordEvent {
@@ -17,7 +22,7 @@ export interface RecordEvent {
   readonly errorClass?: string;
   /** Failures: the error message recorded in `weir.error.message`. */
   readonly errorMessage?: string;
-  /** Retries: the backoff delay chosen, ms. */
+  /** Retries: the backoff delay chosen, ms; `'held'`: the wait for the breaker, ms. */
   readonly delayMs?: number;
   /** Success: how many outputs went to sinks. */
   readonly outputs?: number;
@@ -56,6 +61,18 @@ export interface TaskListener {
   /** Dedup was skipped for records because the store failed under `onStoreError: 'skip-dedup'`. */
   onDedupSkipped?(event: { readonly task: string; readonly records: number; readonly error: unknown }): void;
   onClosed?(event: { readonly task: string; readonly state: 'closed' | 'fenced' }): void;
+  /** A processor's circuit breaker changed state (from its `ResilienceRegistry`, not from one task). */
+  onCircuitTransition?(transition: CircuitTransition): void;
+  /** A retry waits for a token of its processor's retry budget (once per record and wait). */
+  onRetryDelayed?(event: {
+    readonly task: string;
+    readonly processor: string;
+    readonly topic: string;
+    readonly partition: number;
+    readonly offset: number;
+    /** When a token may be there, epoch ms. */
+    readonly untilMs: number;
+  }): void;
   /** Something in the user's code that weir worked around, e.g. `ctx.forward()` after the attempt ended. */
   onWarning?(event: {
     readonly task: string;

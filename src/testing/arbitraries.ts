@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { Jitter, RetryMode, RetryOptions } from '../dsl/process-options.js';
+import { JITTERS, type Jitter, type RetryMode, type RetryOptions } from '../dsl/process-options.js';
 import type { ProcessingGuarantee } from '../dsl/topology-builder.js';
 import { resolveRetryPolicy } from '../failure/retry-policy.js';
 import type { AttemptResult, FailurePlan, PlannedValue } from './failure-plan.js';
@@ -108,7 +108,7 @@ function retryOptions(options: RetryOptionsArbitraryOptions = {}): fc.Arbitrary<
       initialMs: fc.oneof(fc.integer({ min: 0, max: Math.min(1_000, maxInitial) }), fc.integer({ min: 0, max: maxInitial })),
       multiplier: fc.oneof(fc.constantFrom(1, 2, 3), fc.double({ min: 1, max: 4, noNaN: true })),
       extraMs: fc.integer({ min: 0, max: Math.max(1, maxInitial * 4) }),
-      jitter: fc.constantFrom(...(options.jitters ?? (['none', 'full', 'equal'] as const))),
+      jitter: fc.constantFrom(...(options.jitters ?? JITTERS)),
     })
     .map(({ initialMs, multiplier, extraMs, jitter }) => ({ initialMs, multiplier, maxMs: initialMs + extraMs, jitter }));
   const base = fc.record({

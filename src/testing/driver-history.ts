@@ -1,6 +1,7 @@
 import type { FlushEvent, PortErrorEvent, RecordEvent, TaskListener } from '../runtime/task-listener.js';
 import type { Clock } from '../runtime/ports.js';
 import type { FiredFault } from './fault-injector.js';
+import type { CircuitTransition } from '../failure/circuit-breaker.js';
 
 /** A record outcome as one task incarnation reported it. */
 export interface DriverRecordEvent extends RecordEvent {
@@ -42,6 +43,10 @@ export interface DriverHistory {
   readonly dedupSkipped: number;
   readonly restarts: readonly DriverRestart[];
   readonly faults: readonly FiredFault[];
+  /** Every circuit-breaker state change, of every processor, in order (times on the driver clock). */
+  readonly circuitTransitions: readonly CircuitTransition[];
+  /** Retries that waited for a retry-budget token (once per record and wait). */
+  readonly retriesDelayed: number;
 }
 
 /** The driver's mutable history and the task listeners that fill it. */
@@ -50,7 +55,9 @@ export class HistoryRecorder {
   readonly flushes: DriverFlushEvent[] = [];
   readonly portErrors: DriverPortErrorEvent[] = [];
   readonly restarts: DriverRestart[] = [];
+  readonly circuitTransitions: CircuitTransition[] = [];
   dedupSkipped = 0;
+  retriesDelayed = 0;
   private readonly zombies = new Set<string>();
 
   constructor(private readonly clock: Clock) {}
@@ -63,6 +70,9 @@ export class HistoryRecorder {
       onPortError: (event) => this.portErrors.push({ ...event, instance, atMs: this.clock.now() }),
       onDedupSkipped: (event) => {
         this.dedupSkipped += event.records;
+      },
+      onRetryDelayed: () => {
+        this.retriesDelayed++;
       },
     };
   }
@@ -81,6 +91,8 @@ export class HistoryRecorder {
       dedupSkipped: this.dedupSkipped,
       restarts: this.restarts.slice(),
       faults: faults.slice(),
+      circuitTransitions: this.circuitTransitions.slice(),
+      retriesDelayed: this.retriesDelayed,
     };
   }
 }

@@ -7,6 +7,8 @@ import type { CompiledTopology } from '../topology/compiled-topology.js';
 import type { InMemoryKafka } from './in-memory-kafka.js';
 import type { ManualClock } from './manual-clock.js';
 import { taskId, transactionalId } from '../record/task-id.js';
+import type { ResilienceRegistry } from '../runtime/processor-resilience.js';
+import { routeOf } from '../topology/compiled-topology.js';
 
 /** What the driver does with a task next, from its last {@link PollResult} (as the worker's TaskRunner). */
 export type NextStep =
@@ -24,6 +26,8 @@ export interface DriverTaskContext {
   readonly dedupStore: MemoryDedupStore;
   readonly maxPollRecords: number | undefined;
   readonly maxBufferedRecords: number;
+  /** The processors' circuit breakers and retry budgets, shared by every task (as in one worker process). */
+  readonly resilience: ResilienceRegistry;
   /** The listener of one task incarnation (`<topic>-<partition>#<n>`). */
   listener(name: string): TaskListener;
 }
@@ -68,6 +72,8 @@ export class DriverTask {
             offsets: kafka.offsetReader(),
           }
         : { guarantee: 'at_least_once', producer: kafka.producer(), committer: kafka.committer(appId) };
+    const processor = routeOf(topology, this.topic)?.subtopology.processor.name;
+    const resilience = processor === undefined ? undefined : this.ctx.resilience.forProcessor(processor);
     this.task = new PartitionTask({
       topology,
       topic: this.topic,
@@ -79,6 +85,7 @@ export class DriverTask {
       dedupStore: this.ctx.dedupStore,
       listener: this.ctx.listener(this.name),
       ...(this.ctx.maxPollRecords !== undefined ? { maxPollRecords: this.ctx.maxPollRecords } : {}),
+      ...(resilience !== undefined ? { resilience } : {}),
     });
     this.next = { kind: 'poll' };
   }

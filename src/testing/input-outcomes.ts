@@ -86,7 +86,7 @@ export class RunIndex {
     this.orphanOutputs = orphans;
     this.outcomes = driver.inputs.map((input) => {
       const s = slots.get(input.id)!;
-      const final = [...s.events].reverse().find((e) => e.outcome !== 'retry');
+      const final = [...s.events].reverse().find((e) => e.outcome !== 'retry' && e.outcome !== 'held');
       return { input, subtopology: driver.catalog.get(input.topic)!.subtopology, ...s, final };
     });
   }

@@ -1,7 +1,18 @@
 import { WeirError } from '../errors.js';
 
 /** The names of weir's invariants, as they appear in {@link InvariantViolation}. */
-export type InvariantName = 'conservation' | 'attempt-bound' | 'delays' | 'order' | 'dedup' | 'exactly-once' | 'headers' | 'failure-plan';
+export type InvariantName =
+  | 'conservation'
+  | 'attempt-bound'
+  | 'delays'
+  | 'order'
+  | 'dedup'
+  | 'exactly-once'
+  | 'headers'
+  | 'failure-plan'
+  | 'circuit-breaker'
+  | 'retry-budget'
+  | 'breaker-conservation';
 
 /**
  * An invariant does not hold. The message names the invariant and each offending record

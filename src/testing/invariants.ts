@@ -1,6 +1,7 @@
 import { conservation, dedup, exactlyOnce, followsFailurePlans, type ConservationOptions } from './delivery-invariants.js';
 import type { FailurePlan } from './failure-plan.js';
 import { attemptBound, delaysWithinPolicy, headersBounded, perKeyOrder } from './retry-invariants.js';
+import { conservationWithBreaker, noCallWhileBreakerOpen, retriesWithinBudget } from './outage-invariants.js';
 import type { PipedInput } from './test-records.js';
 import type { TopologyTestDriver } from './topology-test-driver.js';
 
@@ -13,7 +14,8 @@ export interface AllInvariantsOptions extends ConservationOptions {
 /**
  * Every invariant that applies to the run: conservation, attempt bound, delays, headers and
  * per-key order always; dedup when duplicates are forbidden; exactly_once under exactly_once;
- * the failure-plan model when `planOf` is given.
+ * the breaker and budget invariants when a processor has them; the failure-plan model when
+ * `planOf` is given.
  *
  * @throws InvariantViolation from the first invariant that does not hold
  */
@@ -25,6 +27,12 @@ function all(driver: TopologyTestDriver, options: AllInvariantsOptions = {}): vo
   perKeyOrder(driver);
   if (options.duplicates !== 'allowed') dedup(driver);
   if (driver.topology.processingGuarantee === 'exactly_once') exactlyOnce(driver);
+  const processors = driver.topology.subtopologies.map((sub) => sub.processor);
+  if (processors.some((p) => p.circuitBreaker !== null)) {
+    noCallWhileBreakerOpen(driver);
+    conservationWithBreaker(driver, options);
+  }
+  if (processors.some((p) => p.retryBudget !== null)) retriesWithinBudget(driver);
   if (options.planOf) followsFailurePlans(driver, options.planOf);
 }
 
@@ -57,5 +65,11 @@ export const invariants = Object.freeze({
   headersBounded,
   /** Every input ended as its failure plan says. */
   followsFailurePlans,
+  /** No processor is called while its circuit breaker is open. */
+  noCallWhileBreakerOpen,
+  /** Retries stay within each processor's retry budget. */
+  retriesWithinBudget,
+  /** Conservation with a breaker: one outcome per input, no dead letter while open, held attempts cost nothing. */
+  conservationWithBreaker,
   all,
 });

@@ -5,6 +5,7 @@ import type { HistoryRecorder } from './driver-history.js';
 import type { ActiveTask, PollAction } from './fault-injector.js';
 import type { ManualClock } from './manual-clock.js';
 import { TestDriverError } from '../errors.js';
+import { setImmediate as macrotask } from 'node:timers/promises';
 
 /** A task as the driver sees it. */
 export interface DriverTaskStatus {
@@ -53,6 +54,8 @@ export class TaskScheduler {
     private readonly recorder: HistoryRecorder,
     private readonly takeActions: (poll: number) => PollAction[],
     private readonly applyAction: (action: PollAction) => Promise<void>,
+    /** Some processor has `timeoutMs`: a poll that hangs moves virtual time to its attempt's timeout. */
+    private readonly attemptTimeouts = false,
   ) {}
 
   /** The task whose poll is running, for the fault injector. */
@@ -208,7 +211,7 @@ export class TaskScheduler {
     const pending = task.poll();
     let result;
     try {
-      result = await Promise.race([pending, interrupted]);
+      result = await this.settle(Promise.race([pending, interrupted]));
     } finally {
       this.active = undefined;
       this.crashActive = undefined;
@@ -226,6 +229,26 @@ export class TaskScheduler {
     }
     t.settle(result);
     if (restartFenced && result.kind === 'closed' && result.state === 'fenced') this.restart(t, 'fenced');
+  }
+
+  /**
+   * Waits for a poll. With attempt timeouts, a poll still pending once the event loop has run
+   * everything else (its processor awaits what never comes in virtual time) moves the clock to
+   * the earliest attempt timeout, which ends the attempt as `AttemptTimeoutError`.
+   */
+  private async settle<T>(poll: Promise<T>): Promise<T> {
+    if (!this.attemptTimeouts) return poll;
+    let done = false;
+    const tracked = poll.finally(() => {
+      done = true;
+    });
+    for (;;) {
+      await macrotask();
+      if (done) return tracked;
+      const at = this.clock.nextTimerAt();
+      if (at === undefined) return tracked;
+      this.clock.set(Math.max(at, this.clock.now()));
+    }
   }
 
   private restart(t: DriverTask, reason: 'crash' | 'stall' | 'rebalance' | 'fenced'): void {

@@ -26,6 +26,7 @@ import {
 import { TopicCatalog } from './topic-catalog.js';
 import { TaskScheduler, type DriverTaskStatus } from './task-scheduler.js';
 import { TestDriverError } from '../errors.js';
+import { ResilienceRegistry } from '../runtime/processor-resilience.js';
 
 /** Options of a {@link TopologyTestDriver}. Times in ms. */
 export interface TopologyTestDriverOptions {
@@ -77,6 +78,8 @@ export class TopologyTestDriver {
   readonly dedupStore: MemoryDedupStore;
   /** The topology's topics: role (source, retry tier, sink, DLQ), serdes, partitions. */
   readonly catalog: TopicCatalog;
+  /** The processors' circuit breakers and retry budgets, on the driver's clock (one set per driver, as per worker process). */
+  readonly resilience: ResilienceRegistry;
   private readonly recorder: HistoryRecorder;
   private readonly injector: FaultInjector;
   private readonly scheduler: TaskScheduler;
@@ -96,6 +99,7 @@ export class TopologyTestDriver {
     this.catalog = new TopicCatalog(this.topology, options.partitions);
     for (const t of this.catalog.all()) this.kafka.createTopic(t.topic, t.partitions);
     this.recorder = new HistoryRecorder(this.clock);
+    this.resilience = new ResilienceRegistry(this.topology, (t) => this.recorder.circuitTransitions.push(t));
     this.injector = new FaultInjector(
       this.topology.processingGuarantee,
       () => this.scheduler.activeTask(),
@@ -111,6 +115,7 @@ export class TopologyTestDriver {
       dedupStore: this.dedupStore,
       maxPollRecords: options.maxPollRecords,
       maxBufferedRecords: options.maxBufferedRecords ?? 2_000,
+      resilience: this.resilience,
       listener: (name: string) => this.recorder.listener(name),
     };
     const tasks = new Map<string, DriverTask>();
@@ -124,6 +129,7 @@ export class TopologyTestDriver {
       this.recorder,
       (poll) => this.injector.takeActions(poll),
       (action) => this.apply(action),
+      this.topology.subtopologies.some((sub) => sub.processor.timeoutMs !== null),
     );
     if (options.faults) this.injector.schedule(options.faults);
   }

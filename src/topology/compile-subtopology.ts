@@ -7,6 +7,8 @@ import { describeSerdeSpec, resolveSerde, type Serde } from '../dsl/serdes.js';
 import { isSinkSpec, type SinkSpec } from '../dsl/sink.js';
 import type { BranchSpec, SubtopologyDefinition } from '../dsl/topology-builder.js';
 import { TopologyError } from '../errors.js';
+import { resolveCircuitBreakerPolicy, type CircuitBreakerPolicy } from '../failure/circuit-breaker-policy.js';
+import { resolveRetryBudgetPolicy, type RetryBudgetPolicy } from '../failure/retry-budget-policy.js';
 import { resolveRetryPolicy, type RetryPolicy } from '../failure/retry-policy.js';
 import {
   makeDeadLetterNode,
@@ -111,13 +113,29 @@ function compileSuccessRoutes(
   return List(sinks);
 }
 
+/** A policy resolver's answer as the policy, or a TopologyError naming the processor and every problem. */
+function policyOrThrow<T>(processor: string, policy: T | string[]): T {
+  if (Array.isArray(policy)) throw new TopologyError(processor, policy.join('; '));
+  return policy;
+}
+
+function resolveGuards(
+  processor: string,
+  options: ProcessOptions,
+): { circuitBreaker: CircuitBreakerPolicy | null; retryBudget: RetryBudgetPolicy | null; timeoutMs: number | null } {
+  return {
+    circuitBreaker:
+      options.circuitBreaker === undefined ? null : policyOrThrow(processor, resolveCircuitBreakerPolicy(options.circuitBreaker)),
+    retryBudget: options.retryBudget === undefined ? null : policyOrThrow(processor, resolveRetryBudgetPolicy(options.retryBudget)),
+    timeoutMs: options.timeoutMs ?? null,
+  };
+}
+
 function resolveRetry(processor: string, options: ProcessOptions, branch: BranchSpec): RetryPolicy {
   if (options.retry !== undefined && branch.retry !== undefined) {
     throw new TopologyError(processor, 'retry policy given twice: in the process options and in branch({ retry }); keep one');
   }
-  const policy = resolveRetryPolicy(options.retry ?? branch.retry);
-  if (Array.isArray(policy)) throw new TopologyError(processor, policy.join('; '));
-  return policy;
+  return policyOrThrow(processor, resolveRetryPolicy(options.retry ?? branch.retry));
 }
 
 /**
@@ -171,6 +189,7 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
   const branch = parseOptions(name, branchSchema, def.branch, { prefix: '', root: 'branch()' }) as BranchSpec;
 
   const retry = resolveRetry(name, options, branch);
+  const guards = resolveGuards(name, options);
   const sinks = compileSuccessRoutes(name, branch, { topic, keySerde, valueSerde }, claim);
   const dlqSpec =
     branch.dlq === undefined
@@ -197,6 +216,7 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
       retry,
       classify: (options.classify as ClassifyFn | undefined) ?? null,
       dedup: resolveDedup(name, options.dedup),
+      ...guards,
     }),
     sinks,
     deadLetter: makeDeadLetterNode({ name: dlqName, topic: dlqSpec.topic, partitions: dlqSpec.partitions ?? null }),

@@ -167,9 +167,49 @@ describe('compile', () => {
       expect(e.message).toMatch(message);
     });
 
+    it('outage options: defaults filled in, and none unless asked for', () => {
+      const guarded = compile(one({ circuitBreaker: { openMs: 2_000 }, retryBudget: {}, timeoutMs: 250 })).subtopologies.get(0)?.processor;
+      expect(guarded?.circuitBreaker).toEqual({
+        failureRateThreshold: 0.5,
+        minimumCalls: 5,
+        windowMs: 10_000,
+        openMs: 2_000,
+        maxOpenMs: 60_000,
+        halfOpenCalls: 1,
+      });
+      expect(guarded?.retryBudget).toEqual({ ratio: 0.2, minPerSecond: 10 });
+      expect(guarded?.timeoutMs).toBe(250);
+      const plain = compile(one()).subtopologies.get(0)?.processor;
+      expect([plain?.circuitBreaker, plain?.retryBudget, plain?.timeoutMs]).toEqual([null, null, null]);
+    });
+
+    it.each([
+      [{ circuitBreaker: { failureRateThreshold: 0 } }, /circuitBreaker.failureRateThreshold must be a number in \(0, 1\] \(got 0\)/],
+      [{ circuitBreaker: { failureRateThreshold: 1.5 } }, /circuitBreaker.failureRateThreshold must be a number in \(0, 1\] \(got 1.5\)/],
+      [{ circuitBreaker: { minimumCalls: 0 } }, /circuitBreaker.minimumCalls must be an integer ≥ 1 \(got 0\)/],
+      [
+        { circuitBreaker: { openMs: 90_000, maxOpenMs: 60_000 } },
+        /circuitBreaker.openMs \(90000\) is more than circuitBreaker.maxOpenMs \(60000\)/,
+      ],
+      [{ circuitBreaker: { halfOpenCalls: 0 } }, /circuitBreaker.halfOpenCalls must be an integer ≥ 1/],
+      [{ circuitBreaker: { windowMs: -5 } }, /circuitBreaker.windowMs must be a number of ms > 0/],
+      [{ circuitBreaker: { openMS: 5 } }, /unknown option 'openMS' in circuitBreaker/],
+      [{ timeoutMs: -1 }, /timeoutMs must be a number of ms > 0 \(got -1\)/],
+      [{ retryBudget: { ratio: -0.1 } }, /retryBudget.ratio must be a number ≥ 0 \(got -0.1\)/],
+      [{ retryBudget: { minPerSecond: 0.01 } }, /retryBudget.minPerSecond \(0.01\) must be at least 0.1/],
+      [
+        { retry: { backoff: { jitter: 'gaussian' } } },
+        /retry.backoff.jitter must be one of none, full, equal, additive, decorrelated \(got "gaussian"\)/,
+      ],
+    ])('invalid outage options name the processor and the field: %j', (options, message) => {
+      const e = problemOf(one(options as ProcessOptions));
+      expect(e.node).toBe('p');
+      expect(e.message).toMatch(message);
+    });
+
     it('unknown option names (typos), instead of silently using defaults', () => {
       expect(problemOf(one({ retyr: { maxAttempts: 5 } } as never)).message).toMatch(
-        /node 'p': unknown option 'retyr' in the process options \(known: retry, classify, dedup\)/,
+        /node 'p': unknown option 'retyr' in the process options \(known: retry, classify, dedup, circuitBreaker, retryBudget, timeoutMs\)/,
       );
       expect(problemOf(one({ retry: { maxAttempt: 5 } as never })).message).toMatch(
         /unknown option 'maxAttempt' in retry \(known: maxAttempts, backoff/,

@@ -3,6 +3,8 @@ import type { ClassifyFn } from '../dsl/process-options.js';
 import type { ProcessorFn } from '../dsl/processor.js';
 import type { Serde } from '../dsl/serdes.js';
 import type { OutputView, ProcessingGuarantee } from '../dsl/topology-builder.js';
+import type { CircuitBreakerPolicy } from '../failure/circuit-breaker-policy.js';
+import type { RetryBudgetPolicy } from '../failure/retry-budget-policy.js';
 import type { RetryPolicy } from '../failure/retry-policy.js';
 
 /**
@@ -28,13 +30,17 @@ export interface DedupPolicy {
   readonly onStoreError: 'fail' | 'skip-dedup';
 }
 
-/** A processor node: the user's function with its retry policy, classifier and dedup. */
+/** A processor node: the user's function with its retry policy, classifier, dedup and outage guards. */
 export interface ProcessorNodeProps {
   name: string;
   fn: ProcessorFn<any, any, any>;
   retry: RetryPolicy;
   classify: ClassifyFn | null;
   dedup: DedupPolicy | null;
+  circuitBreaker: CircuitBreakerPolicy | null;
+  retryBudget: RetryBudgetPolicy | null;
+  /** Longest attempt, ms; null = no limit. */
+  timeoutMs: number | null;
 }
 export type ProcessorNode = RecordOf<ProcessorNodeProps>;
 
@@ -104,7 +110,16 @@ export const makeSourceNode = Record<SourceNodeProps>(
   'SourceNode',
 );
 export const makeProcessorNode = Record<ProcessorNodeProps>(
-  { name: '', fn: noop, retry: undefined as unknown as RetryPolicy, classify: null, dedup: null },
+  {
+    name: '',
+    fn: noop,
+    retry: undefined as unknown as RetryPolicy,
+    classify: null,
+    dedup: null,
+    circuitBreaker: null,
+    retryBudget: null,
+    timeoutMs: null,
+  },
   'ProcessorNode',
 );
 export const makeSinkNode = Record<SinkNodeProps>(

@@ -7,6 +7,7 @@ import { IllegalStateError } from '../errors.js';
 import { PartitionTask, type TaskOutputPorts } from '../runtime/partition-task.js';
 import type { Clock, OffsetCommitter } from '../runtime/ports.js';
 import type { TaskListener } from '../runtime/task-listener.js';
+import type { ResilienceRegistry } from '../runtime/processor-resilience.js';
 import { routeOf, type CompiledTopology } from '../topology/compiled-topology.js';
 import type { DedupStores } from './dedup-stores.js';
 import { TaskRunner } from './task-runner.js';
@@ -23,6 +24,8 @@ export interface TaskFactoryOptions {
   readonly config: WorkerConfig;
   readonly logger: Logger;
   readonly listener: TaskListener;
+  /** The processors' circuit breakers and retry budgets, shared by all tasks of the worker. */
+  readonly resilience: ResilienceRegistry;
   readonly clock?: Clock;
 }
 
@@ -87,6 +90,7 @@ export class TaskFactory {
       const output = this.outputPorts(producer, hooks.committer);
       const processor = routeOf(topology, tp.topic)?.subtopology.processor.name;
       const dedupStore = processor === undefined ? undefined : this.options.dedupStores.forProcessor(processor);
+      const resilience = processor === undefined ? undefined : this.options.resilience.forProcessor(processor);
       const task = new PartitionTask({
         topology,
         topic: tp.topic,
@@ -97,6 +101,7 @@ export class TaskFactory {
         listener: this.options.listener,
         maxRecordBytes: config.maxRecordBytes,
         ...(dedupStore ? { dedupStore } : {}),
+        ...(resilience ? { resilience } : {}),
       });
       if (producer) this.producers.add(producer);
       const runner = new TaskRunner(task, {

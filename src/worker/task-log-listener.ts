@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { errorClassOf, errorMessageOf } from '../failure/classify-error.js';
+import type { CircuitTransition } from '../failure/circuit-breaker.js';
 import type { TaskListener } from '../runtime/task-listener.js';
 
 /**
@@ -18,6 +20,8 @@ export function combineTaskListeners(...listeners: readonly TaskListener[]): Tas
     onDedupSkipped: each('onDedupSkipped'),
     onClosed: each('onClosed'),
     onWarning: each('onWarning'),
+    onCircuitTransition: each('onCircuitTransition'),
+    onRetryDelayed: each('onRetryDelayed'),
   };
 }
 
@@ -26,7 +30,9 @@ export function combineTaskListeners(...listeners: readonly TaskListener[]): Tas
  * with the offset, attempts and error), retries (`debug`), failed port calls (Kafka
  * produce/commit/transaction, the dedup store), each retried with backoff (`warn`), and
  * records processed without dedup because the dedup store failed under
- * `onStoreError: 'skip-dedup'` (`warn`). Counting is the metrics listener's job.
+ * `onStoreError: 'skip-dedup'` (`warn`), and circuit breakers that open (`warn`, with the
+ * failure rate and the last error) or close (`info`, with how long they were open). Counting
+ * is the metrics listener's job.
  */
 export function taskLogListener(logger: Logger): TaskListener {
   return {
@@ -36,10 +42,10 @@ export function taskLogListener(logger: Logger): TaskListener {
           { task: e.task, offset: e.offset, attempt: e.attempt, errorClass: e.errorClass, error: e.errorMessage },
           'record dead-lettered',
         );
-      } else if (e.outcome === 'retry' && logger.isLevelEnabled('debug')) {
+      } else if ((e.outcome === 'retry' || e.outcome === 'held') && logger.isLevelEnabled('debug')) {
         logger.debug(
           { task: e.task, offset: e.offset, attempt: e.attempt, delayMs: e.delayMs, errorClass: e.errorClass, error: e.errorMessage },
-          'record failed; retrying',
+          e.outcome === 'retry' ? 'record failed; retrying' : 'record failed while the circuit breaker is open; it waits with its attempts',
         );
       }
     },
@@ -49,10 +55,35 @@ export function taskLogListener(logger: Logger): TaskListener {
         e.port === 'dedup' ? 'dedup store call failed' : `kafka ${e.port} failed; the task retries`,
       ),
     onWarning: (e) => logger.warn({ task: e.task, offset: e.offset }, e.message),
+    onCircuitTransition: (t) => logCircuitTransition(logger, t),
     onDedupSkipped: (e) =>
       logger.warn(
         { task: e.task, records: e.records, err: e.error },
         "dedup store failed: records processed without dedup (onStoreError: 'skip-dedup')",
       ),
   };
+}
+
+function logCircuitTransition(logger: Logger, t: CircuitTransition): void {
+  if (t.to === 'open') {
+    logger.warn(
+      {
+        processor: t.processor,
+        from: t.from,
+        failureRate: t.failureRate,
+        calls: t.calls,
+        openForMs: t.openForMs,
+        errorClass: t.lastError === undefined ? undefined : errorClassOf(t.lastError),
+        error: t.lastError === undefined ? undefined : errorMessageOf(t.lastError),
+      },
+      `circuit breaker of '${t.processor}' opened: its tasks stop calling it for ${t.openForMs} ms; records wait in place`,
+    );
+  } else if (t.to === 'closed') {
+    logger.info(
+      { processor: t.processor, openedForMs: t.openedForMs },
+      `circuit breaker of '${t.processor}' closed after ${t.openedForMs} ms`,
+    );
+  } else {
+    logger.info({ processor: t.processor }, `circuit breaker of '${t.processor}' half-open: probing`);
+  }
 }

@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { CIRCUIT_STATE_VALUE } from '../failure/circuit-breaker.js';
+import type { ResilienceRegistry } from '../runtime/processor-resilience.js';
 import type { TaskListener } from '../runtime/task-listener.js';
 
 /**
@@ -15,6 +17,11 @@ export class WorkerMetrics {
   readonly dedupSkipped: Counter;
   readonly rebalances: Counter;
   readonly tasks: Gauge;
+  readonly circuitState: Gauge<'processor'>;
+  readonly circuitTransitions: Counter<'processor' | 'from' | 'to'>;
+  readonly retryBudgetTokens: Gauge<'processor'>;
+  readonly retriesDelayed: Counter<'processor'>;
+  private resilience: { readonly registry: ResilienceRegistry; readonly now: () => number } | undefined;
   private server: Server | undefined;
 
   constructor(labels: Record<string, string> = {}) {
@@ -52,6 +59,45 @@ export class WorkerMetrics {
     });
     this.rebalances = new Counter({ name: 'weir_rebalances_total', help: 'Consumer-group rebalances seen by this worker', registers });
     this.tasks = new Gauge({ name: 'weir_tasks', help: 'Tasks (assigned partitions) running', registers });
+    const metrics = this;
+    this.circuitState = new Gauge({
+      name: 'weir_circuit_state',
+      help: 'Circuit breaker state per processor: 0 closed, 1 half-open, 2 open',
+      labelNames: ['processor'],
+      registers,
+      collect() {
+        for (const r of metrics.resilience?.registry.all() ?? [])
+          if (r.breaker !== null) this.set({ processor: r.processor }, CIRCUIT_STATE_VALUE[r.breaker.state]);
+      },
+    });
+    this.circuitTransitions = new Counter({
+      name: 'weir_circuit_transitions_total',
+      help: 'Circuit breaker state changes per processor',
+      labelNames: ['processor', 'from', 'to'],
+      registers,
+    });
+    this.retryBudgetTokens = new Gauge({
+      name: 'weir_retry_budget_tokens',
+      help: 'Retry-budget tokens available per processor (retries it may make now)',
+      labelNames: ['processor'],
+      registers,
+      collect() {
+        const watched = metrics.resilience;
+        if (watched === undefined) return;
+        for (const r of watched.registry.all()) if (r.budget !== null) this.set({ processor: r.processor }, r.budget.tokens(watched.now()));
+      },
+    });
+    this.retriesDelayed = new Counter({
+      name: 'weir_retries_delayed_total',
+      help: 'Retries that waited for a retry-budget token, per processor',
+      labelNames: ['processor'],
+      registers,
+    });
+  }
+
+  /** Reports the circuit-breaker states and retry-budget tokens of `registry` at each scrape; `now` is the tasks' clock (epoch ms). */
+  watchResilience(registry: ResilienceRegistry, now: () => number = Date.now): void {
+    this.resilience = { registry, now };
   }
 
   /** A task listener that counts into these metrics. */
@@ -66,6 +112,8 @@ export class WorkerMetrics {
       },
       onPortError: (e) => this.portErrors.inc({ port: e.port }),
       onDedupSkipped: (e) => this.dedupSkipped.inc(e.records),
+      onCircuitTransition: (t) => this.circuitTransitions.inc({ processor: t.processor, from: t.from, to: t.to }),
+      onRetryDelayed: (e) => this.retriesDelayed.inc({ processor: e.processor }),
     };
   }
 

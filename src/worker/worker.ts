@@ -8,6 +8,7 @@ import type { KafkaClient, RecordProducerClient } from '../kafka/kafka-client.js
 import type { InputRecord, TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
 import { taskId } from '../record/task-id.js';
 import type { Clock, OffsetCommitter } from '../runtime/ports.js';
+import { ResilienceRegistry } from '../runtime/processor-resilience.js';
 import { consumedTopics, type CompiledTopology } from '../topology/compiled-topology.js';
 import { createDedupStores, type DedupStores } from './dedup-stores.js';
 import { ensureTopics } from './ensure-topics.js';
@@ -110,6 +111,10 @@ export class Worker {
       stillStarting();
     }
     this.dedupStores = createDedupStores(topology, config, this.options.clock);
+    const listener = combineTaskListeners(this.metrics.listener(), taskLogListener(this.logger));
+    // One circuit breaker and retry budget per processor for the whole worker process.
+    const resilience = new ResilienceRegistry(topology, (t) => listener.onCircuitTransition?.(t));
+    this.metrics.watchResilience(resilience, () => (this.options.clock ?? Date).now());
     this.factory = new TaskFactory({
       topology,
       client: this.client,
@@ -118,7 +123,8 @@ export class Worker {
       dedupStores: this.dedupStores,
       config,
       logger: this.logger,
-      listener: combineTaskListeners(this.metrics.listener(), taskLogListener(this.logger)),
+      listener,
+      resilience,
       ...(this.options.clock ? { clock: this.options.clock } : {}),
     });
     await this.startConsumer();

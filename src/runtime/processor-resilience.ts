@@ -1,0 +1,50 @@
+import { CircuitBreaker, type CircuitTransition } from '../failure/circuit-breaker.js';
+import { RetryBudget } from '../failure/retry-budget.js';
+import type { CompiledTopology, ProcessorNode } from '../topology/compiled-topology.js';
+
+/**
+ * The outage guards of one processor in one worker process — its circuit breaker and retry
+ * budget (null when the processor has none) — shared by every task of the processor: its
+ * source partitions and its retry tiers.
+ */
+export interface ProcessorResilience {
+  readonly processor: string;
+  readonly breaker: CircuitBreaker | null;
+  readonly budget: RetryBudget | null;
+}
+
+/** The guards of a processor node, on their own (a task without a registry gets these). */
+export function processorResilience(node: ProcessorNode, onTransition?: (t: CircuitTransition) => void): ProcessorResilience {
+  return {
+    processor: node.name,
+    breaker: node.circuitBreaker === null ? null : new CircuitBreaker(node.name, node.circuitBreaker, onTransition),
+    budget: node.retryBudget === null ? null : new RetryBudget(node.retryBudget),
+  };
+}
+
+/**
+ * One {@link ProcessorResilience} per processor of a topology: the scope of breakers and
+ * budgets is the worker process (the TopologyTestDriver keeps one per driver).
+ *
+ * @example
+ * const registry = new ResilienceRegistry(topology, (t) => logger.warn(t));
+ * registry.forProcessor('enrich').breaker?.state; // 'closed'
+ */
+export class ResilienceRegistry {
+  private readonly byProcessor = new Map<string, ProcessorResilience>();
+
+  /** @param onTransition called on every circuit-breaker state change (metrics, logs, test history) */
+  constructor(topology: CompiledTopology, onTransition?: (t: CircuitTransition) => void) {
+    for (const sub of topology.subtopologies) this.byProcessor.set(sub.processor.name, processorResilience(sub.processor, onTransition));
+  }
+
+  /** The guards of `processor`; `undefined` for a name the topology does not have. */
+  forProcessor(processor: string): ProcessorResilience | undefined {
+    return this.byProcessor.get(processor);
+  }
+
+  /** Every processor's guards. */
+  all(): ProcessorResilience[] {
+    return [...this.byProcessor.values()];
+  }
+}
