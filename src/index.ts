@@ -24,7 +24,18 @@ export type {
   ClassifyFn,
   Classification,
   DedupOptions,
+  CircuitBreakerOptions,
+  RetryBudgetOptions,
 } from './dsl/process-options.js';
+export { CircuitBreaker, CIRCUIT_TRANSITIONS, CIRCUIT_STATE_VALUE } from './failure/circuit-breaker.js';
+export type { CircuitState, CircuitTransition, CircuitPermit, CallResult } from './failure/circuit-breaker.js';
+export { CIRCUIT_BREAKER_DEFAULTS } from './failure/circuit-breaker-policy.js';
+export type { CircuitBreakerPolicy } from './failure/circuit-breaker-policy.js';
+export { RetryBudget } from './failure/retry-budget.js';
+export { RETRY_BUDGET_DEFAULTS, RETRY_BUDGET_WINDOW_MS } from './failure/retry-budget-policy.js';
+export type { RetryBudgetPolicy } from './failure/retry-budget-policy.js';
+export { retryArithmetic } from './failure/retry-arithmetic.js';
+export type { RetryArithmetic } from './failure/retry-arithmetic.js';
 export { compile, DEFAULT_COMMIT_INTERVAL_MS } from './topology/compile.js';
 export type { CompileOverrides } from './topology/compile.js';
 export type { CompiledTopology } from './topology/compiled-topology.js';
@@ -52,5 +63,6 @@ export {
   TopicRangeStalledError,
   BrokerUnreachableError,
   TestDriverError,
+  AttemptTimeoutError,
 } from './errors.js';
 export type { WeirErrorCode } from './errors.js';

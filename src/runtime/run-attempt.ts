@@ -53,11 +53,13 @@ function callProcessor(input: AttemptInput, call: () => unknown, controller: Abo
   const { timeoutMs, name } = input.sub.processor;
   if (timeoutMs === null) return settled;
   return new Promise<Settled>((resolve) => {
-    const cancel = (input.clock.after ?? systemAfter)(timeoutMs, () => {
+    const onTimeout = (): void => {
       const error = new AttemptTimeoutError(name, timeoutMs);
       controller.abort(error);
       resolve({ ok: false, error });
-    });
+    };
+    const { clock } = input;
+    const cancel = clock.after !== undefined ? clock.after(timeoutMs, onTimeout) : systemAfter(timeoutMs, onTimeout);
     void settled.then((result) => {
       cancel();
       resolve(result);

@@ -1,5 +1,12 @@
 import fc from 'fast-check';
-import { JITTERS, type Jitter, type RetryMode, type RetryOptions } from '../dsl/process-options.js';
+import {
+  JITTERS,
+  type CircuitBreakerOptions,
+  type Jitter,
+  type RetryBudgetOptions,
+  type RetryMode,
+  type RetryOptions,
+} from '../dsl/process-options.js';
 import type { ProcessingGuarantee } from '../dsl/topology-builder.js';
 import { resolveRetryPolicy } from '../failure/retry-policy.js';
 import type { AttemptResult, FailurePlan, PlannedValue } from './failure-plan.js';
@@ -168,11 +175,40 @@ function faultSchedule(options: FaultScheduleOptions): fc.Arbitrary<FaultSchedul
   return fc.array(fc.oneof(...kinds.map((k) => byKind[k])), { maxLength: options.maxFaults ?? 3 });
 }
 
+/** Valid circuit-breaker options (resilience4j's names; times up to `maxMs`, default 60 000). */
+function circuitBreakerOptions(options: { readonly maxMs?: number } = {}): fc.Arbitrary<CircuitBreakerOptions> {
+  const maxMs = options.maxMs ?? 60_000;
+  return fc
+    .record({
+      failureRateThreshold: fc.constantFrom(0.25, 0.5, 0.75, 1),
+      minimumCalls: fc.integer({ min: 1, max: 6 }),
+      windowMs: fc.integer({ min: 100, max: maxMs }),
+      openMs: fc.integer({ min: 1, max: maxMs }),
+      extraMs: fc.integer({ min: 0, max: maxMs }),
+      halfOpenCalls: fc.integer({ min: 1, max: 3 }),
+    })
+    .map(({ extraMs, ...o }) => ({ ...o, maxOpenMs: o.openMs + extraMs }));
+}
+
+/** Valid retry-budget options (Finagle's shape: a ratio and a floor per second). */
+function retryBudgetOptions(): fc.Arbitrary<RetryBudgetOptions> {
+  return fc.record({ ratio: fc.constantFrom(0, 0.1, 0.5, 1, 2), minPerSecond: fc.constantFrom(0.1, 0.5, 1, 5) });
+}
+
 /**
- * fast-check arbitraries for weir properties: inputs, failure plans, retry policies and fault
- * schedules. Shrinking works on all of them, so a failing property reports a small input.
+ * fast-check arbitraries for weir properties: inputs, failure plans, retry policies, circuit
+ * breakers, retry budgets and fault schedules. Shrinking works on all of them, so a failing property reports a small input.
  *
  * @example
  * fc.asyncProperty(arbitraries.plannedInputs(), arbitraries.faultSchedule({ guarantee: 'exactly_once' }), async (inputs, faults) => { … })
  */
-export const arbitraries = Object.freeze({ testInputs, plannedInputs, failurePlan, retryOptions, faultSchedule, faultPoint });
+export const arbitraries = Object.freeze({
+  testInputs,
+  plannedInputs,
+  failurePlan,
+  retryOptions,
+  faultSchedule,
+  faultPoint,
+  circuitBreakerOptions,
+  retryBudgetOptions,
+});

@@ -48,7 +48,7 @@ export function noCallWhileBreakerOpen(driver: TopologyTestDriver): void {
     const span = spans.get(processor)?.find((s) => event.atMs > s.from && event.atMs < s.to);
     if (span !== undefined)
       problems.add(
-        `${describeEvent(event)}: processor '${processor}' was called while its breaker was open (${new Date(span.from).toISOString()} – ${new Date(span.to).toISOString()})`,
+        `${describeEvent(event)}: processor '${processor}' was called while its breaker was open (from ${new Date(span.from).toISOString()}${Number.isFinite(span.to) ? ` to ${new Date(span.to).toISOString()}` : ', still open'})`,
       );
   }
   problems.throwIfAny();

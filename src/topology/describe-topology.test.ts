@@ -83,3 +83,48 @@ describe('describeTopology: retry topics', () => {
     expect(describeTopology(blocking, 'mermaid')).toContain('s0n1 -.->|"retry 100ms"| s0n1');
   });
 });
+
+describe('describeTopology: retry arithmetic and outage guards', () => {
+  const guarded = compile(
+    topology({ applicationId: 'pay' })
+      .source('payments', 'json')
+      .process('charge', (r) => r.value, {
+        retry: { maxAttempts: 4, backoff: { initialMs: 100, multiplier: 2, maxMs: 300, jitter: 'equal' } },
+        circuitBreaker: { failureRateThreshold: 0.6, minimumCalls: 3, openMs: 2_000 },
+        retryBudget: { ratio: 0.1, minPerSecond: 2 },
+        timeoutMs: 500,
+      })
+      .branch({ success: sink('payments.charged') }),
+  );
+
+  it('JSON gives each retry its delay range, the worst case to the DLQ and the odds of success', () => {
+    const processor = topologyDescription(guarded).subtopologies[0]?.nodes.find((n) => n.type === 'processor');
+    expect(processor?.retryArithmetic?.retryDelaysMs).toEqual([
+      { retry: 1, minMs: 50, maxMs: 100 },
+      { retry: 2, minMs: 100, maxMs: 200 },
+      { retry: 3, minMs: 150, maxMs: 300 },
+    ]);
+    // Delays 100 + 200 + 300, plus three retries running into their 500 ms timeout.
+    expect(processor?.retryArithmetic?.worstCaseToDeadLetterMs).toBe(600 + 3 * 500);
+    const odds = processor?.retryArithmetic?.successProbability ?? [];
+    expect(odds.map((o) => o.p)).toEqual([0.5, 0.8, 0.95]);
+    expect(odds[0]?.probability).toBeCloseTo(1 - 0.5 ** 4, 12);
+    expect(odds[2]?.probability).toBeCloseTo(1 - 0.05 ** 4, 12);
+    expect(processor?.circuitBreaker).toMatchObject({ failureRateThreshold: 0.6, minimumCalls: 3, openMs: 2_000, maxOpenMs: 60_000 });
+    expect(processor?.retryBudget).toEqual({ ratio: 0.1, minPerSecond: 2 });
+    expect(processor?.timeoutMs).toBe(500);
+  });
+
+  it('text prints the same per processor, never rounding a probability below 1 up to 100 %', () => {
+    const text = describeTopology(guarded, 'text');
+    expect(text).toContain('retry delays: #1 50–100ms, #2 100–200ms, #3 150–300ms');
+    expect(text).toContain('worst case from first failure to the DLQ: 2100ms (attempts at their timeout)');
+    expect(text).toContain('P(success within 4 attempts): 93.8 % at p=0.5, 99.8 % at p=0.8, 99.999 % at p=0.95');
+    expect(text).toContain(
+      'circuit breaker: opens at 60.0 % retriable failures of ≥ 3 calls in 10000ms; open 2000ms (doubling, ≤ 60000ms)',
+    );
+    expect(text).toContain('retry budget: 0.1 × first attempts + 2/s, over 10 s');
+    expect(text).toContain('attempt timeout: 500ms');
+    expect(describeTopology(explicit, 'text')).toContain('retry delays: #1 1000ms, #2 10000ms, #3 60000ms');
+  });
+});

@@ -1,3 +1,6 @@
+import type { CircuitBreakerPolicy } from '../failure/circuit-breaker-policy.js';
+import { retryArithmetic, type RetryArithmetic } from '../failure/retry-arithmetic.js';
+import type { RetryBudgetPolicy } from '../failure/retry-budget-policy.js';
 import type { RetryPolicy } from '../failure/retry-policy.js';
 import type { CompiledTopology, Subtopology } from './compiled-topology.js';
 
@@ -24,6 +27,12 @@ export interface NodeDescription {
     readonly tiers?: 'explicit' | 'backoff';
   };
   readonly dedup?: { readonly store: string; readonly ttlMs: number; readonly onStoreError: string };
+  /** Processors: delay ranges, worst-case time to the DLQ and P(success within maxAttempts). */
+  readonly retryArithmetic?: RetryArithmetic;
+  readonly circuitBreaker?: CircuitBreakerPolicy;
+  readonly retryBudget?: RetryBudgetPolicy;
+  /** Processors: the attempt timeout, ms. */
+  readonly timeoutMs?: number;
 }
 
 /** One edge: how records move between nodes, and on which outcome. */
@@ -72,6 +81,10 @@ function describeSubtopology(sub: Subtopology): TopologyDescription['subtopologi
       name: p.name,
       retry: retryOf(p.retry),
       ...(p.dedup ? { dedup: { store: p.dedup.store, ttlMs: p.dedup.ttlMs, onStoreError: p.dedup.onStoreError } } : {}),
+      retryArithmetic: retryArithmetic(p.retry, p.timeoutMs),
+      ...(p.circuitBreaker ? { circuitBreaker: { ...p.circuitBreaker } } : {}),
+      ...(p.retryBudget ? { retryBudget: { ...p.retryBudget } } : {}),
+      ...(p.timeoutMs !== null ? { timeoutMs: p.timeoutMs } : {}),
     },
   ];
   const edges: EdgeDescription[] = [{ from: sub.source.name, to: p.name, kind: 'record' }];
@@ -134,6 +147,40 @@ function nodeLine(node: NodeDescription, tierCount = 0): string {
   }
 }
 
+/** A share as a percentage, with as many decimals as it takes not to round a share below 1 up to 100 %. */
+function percent(x: number): string {
+  let digits = 1;
+  while (x < 1 && digits < 12 && Number((x * 100).toFixed(digits)) >= 100) digits++;
+  return `${(x * 100).toFixed(digits)} %`;
+}
+
+/** The indented lines under a processor: retry arithmetic and outage guards. */
+function processorDetails(node: NodeDescription): string[] {
+  const lines: string[] = [];
+  const a = node.retryArithmetic;
+  if (a !== undefined) {
+    const attempts = node.retry?.maxAttempts ?? 1;
+    if (a.retryDelaysMs.length > 0) {
+      const ranges = a.retryDelaysMs.map((d) => `#${d.retry} ${d.minMs === d.maxMs ? `${d.minMs}` : `${d.minMs}–${d.maxMs}`}ms`);
+      lines.push(`retry delays: ${ranges.join(', ')}`);
+      const note = a.attemptsBounded ? ' (attempts at their timeout)' : ' (plus the attempts themselves)';
+      lines.push(`worst case from first failure to the DLQ: ${a.worstCaseToDeadLetterMs}ms${note}`);
+    }
+    const odds = a.successProbability.map((s) => `${percent(s.probability)} at p=${s.p}`).join(', ');
+    lines.push(`P(success within ${attempts} attempt${attempts === 1 ? '' : 's'}): ${odds}`);
+  }
+  const cb = node.circuitBreaker;
+  if (cb !== undefined)
+    lines.push(
+      `circuit breaker: opens at ${percent(cb.failureRateThreshold)} retriable failures of ≥ ${cb.minimumCalls} calls in ${cb.windowMs}ms; ` +
+        `open ${cb.openMs}ms (doubling, ≤ ${cb.maxOpenMs}ms); ${cb.halfOpenCalls} half-open probe${cb.halfOpenCalls === 1 ? '' : 's'}`,
+    );
+  if (node.retryBudget !== undefined)
+    lines.push(`retry budget: ${node.retryBudget.ratio} × first attempts + ${node.retryBudget.minPerSecond}/s, over 10 s`);
+  if (node.timeoutMs !== undefined) lines.push(`attempt timeout: ${node.timeoutMs}ms`);
+  return lines;
+}
+
 function edgeLabel(edge: EdgeDescription): string {
   if (edge.kind === 'record') return edge.to;
   if (edge.kind === 'retry' && edge.from === edge.to) return `${edge.to} (retry in place, backoff from ${edge.delayMs}ms)`;
@@ -149,6 +196,7 @@ function describeText(d: TopologyDescription): string {
     lines.push(`  Sub-topology: ${sub.id}`);
     for (const node of sub.nodes) {
       lines.push(`    ${nodeLine(node, sub.nodes.filter((n) => n.type === 'retry-tier').length)}`);
+      if (node.type === 'processor') for (const detail of processorDetails(node)) lines.push(`      ${detail}`);
       const out = sub.edges.filter((e) => e.from === node.name);
       const into = sub.edges.filter((e) => e.to === node.name && e.from !== node.name);
       if (out.length > 0) lines.push(`      --> ${out.map(edgeLabel).join(', ')}`);
