@@ -8,7 +8,7 @@ import { CappedBackoff } from '../failure/capped-backoff.js';
 export interface TaskRunnerOptions {
   /** Pause fetching when this many records are buffered; resume below half of it. */
   readonly maxBufferedRecords: number;
-  /** A wait (backoff, due time, port retry) at least this long pauses fetching, ms. */
+  /** A wait (backoff, due time, port retry) at least this long pauses fetching, ms; a wait for an open circuit breaker always does. */
   readonly pauseAfterMs: number;
   /** Pauses or resumes the partition's fetching. */
   readonly setPaused: (paused: boolean) => void;
@@ -122,7 +122,11 @@ export class TaskRunner {
         return;
       }
       const full = this.task.buffered >= this.options.maxBufferedRecords;
-      const longWait = result.kind === 'wait' && result.reason !== 'commit' && result.untilMs - Date.now() >= this.options.pauseAfterMs;
+      // An open circuit breaker pauses at once: its dependency is down, fetching more only fills memory.
+      const longWait =
+        result.kind === 'wait' &&
+        result.reason !== 'commit' &&
+        (result.reason === 'circuit-open' || result.untilMs - Date.now() >= this.options.pauseAfterMs);
       if (full || longWait) this.setPaused(true);
       else if (this.task.buffered < this.options.maxBufferedRecords / 2) this.setPaused(false);
 

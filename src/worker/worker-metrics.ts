@@ -59,14 +59,14 @@ export class WorkerMetrics {
     });
     this.rebalances = new Counter({ name: 'weir_rebalances_total', help: 'Consumer-group rebalances seen by this worker', registers });
     this.tasks = new Gauge({ name: 'weir_tasks', help: 'Tasks (assigned partitions) running', registers });
-    const metrics = this;
+    const watched = () => this.resilience;
     this.circuitState = new Gauge({
       name: 'weir_circuit_state',
       help: 'Circuit breaker state per processor: 0 closed, 1 half-open, 2 open',
       labelNames: ['processor'],
       registers,
       collect() {
-        for (const r of metrics.resilience?.registry.all() ?? [])
+        for (const r of watched()?.registry.all() ?? [])
           if (r.breaker !== null) this.set({ processor: r.processor }, CIRCUIT_STATE_VALUE[r.breaker.state]);
       },
     });
@@ -82,9 +82,9 @@ export class WorkerMetrics {
       labelNames: ['processor'],
       registers,
       collect() {
-        const watched = metrics.resilience;
-        if (watched === undefined) return;
-        for (const r of watched.registry.all()) if (r.budget !== null) this.set({ processor: r.processor }, r.budget.tokens(watched.now()));
+        const w = watched();
+        if (w === undefined) return;
+        for (const r of w.registry.all()) if (r.budget !== null) this.set({ processor: r.processor }, r.budget.tokens(w.now()));
       },
     });
     this.retriesDelayed = new Counter({
