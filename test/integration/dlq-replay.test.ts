@@ -139,6 +139,9 @@ describe('inspect → fix → replay (topologies/payments.ts)', () => {
     const summary = await runWeir(['dlq', 'inspect', topics.dlq]);
     expect(summary.stdout).toMatch(/NonRetriableError\s+3/);
     expect(summary.stdout).toMatch(/NonRetriableError\s+1\s+2\/2\s+/);
+    // The invalid payment's three dead letters share their original record: flagged as duplicates.
+    expect(summary.stdout).toContain('duplicates: 2 record(s) repeat the original record of another (1 original record(s)');
+    expect(summary.stdout).toMatch(/NonRetriableError\s+1\s+2\/2\s+\S+\.payments-\d+@\d+ ×3 /);
     expect(await worker.stop('SIGTERM')).toBe(0);
   });
 });

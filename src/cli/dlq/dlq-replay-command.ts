@@ -117,6 +117,9 @@ function replayReport(plan: ReplayPlan, { tally, interrupted, fenced }: ReplayRe
     `${label(verb)}${tally.replayed}${breakdown(tally.replayedTo)}`,
     `${label('refused')}${tally.refused}${breakdown(tally.refusedBy)}`,
     `${label('skipped')}${tally.skipped} (left out by the filters)`,
+    ...(tally.duplicates > 0
+      ? [`${label('duplicates')}${tally.duplicates} (more dead letters of an original record in this run; each original is sent once)`]
+      : []),
     plan.dryRun
       ? '  nothing was published or committed (dry run)'
       : `  progress committed to consumer group ${plan.group}, with each chunk in one transaction (transactional id ${replayTransactionalId(plan.group)})`,

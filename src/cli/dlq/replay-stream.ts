@@ -4,6 +4,7 @@ import type { RangeBatchContext } from '../../kafka/topic-range.js';
 import type { InputRecord, OutputRecord } from '../../record/record-types.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { matchesDeadLetterFilter } from './dead-letter-filter.js';
+import { DeadLetterDuplicates } from './dead-letter-duplicates.js';
 import { deadLetterView } from './dead-letter-view.js';
 import type { DlqTool } from './dlq-tool.js';
 import type { ReplayPlan } from './replay-plan.js';
@@ -17,6 +18,8 @@ export class ReplayTally {
   scanned = 0;
   replayed = 0;
   skipped = 0;
+  /** Dead letters of an original record this run already replayed (same `weir.original.*`): not sent again. */
+  duplicates = 0;
   /** Refused records, by reason (`replay-limit`, `no-original-topic`, `target-missing`). */
   readonly refusedBy = new Map<string, number>();
   /** Replayed records, by target topic. */
@@ -48,7 +51,8 @@ export interface ReplayResult {
 
 /**
  * Reads the plan's ranges of the DLQ topic and re-publishes the records that pass the filter
- * and their replay limit, in chunks (`ReplayPacer.chunkSize`) paced by `--rate`. Each chunk
+ * and their replay limit, in chunks (`ReplayPacer.chunkSize`) paced by `--rate`, each original
+ * record (`weir.original.topic/partition/offset`) at most once per run. Each chunk
  * and the position after the records it handled go in one transaction ({@link
  * ReplayTransactions}); the end of each fetched batch moves the position too (past refused
  * and filtered-out records and transaction markers). A dry run reads in a throw-away group
@@ -68,6 +72,8 @@ export async function streamReplay(
   const pacer = new ReplayPacer(plan.dryRun ? undefined : plan.rate, Date.now());
   /** The position committed (or, in a dry run, reached) in each partition. */
   const committed = new Map([...plan.ranges].map(([p, r]) => [p, r.from]));
+  /** The original records this run replayed: each at most once. */
+  const originals = new DeadLetterDuplicates();
   let stopping = false;
   const onSignal = (): void => {
     stopping = true;
@@ -109,7 +115,8 @@ export async function streamReplay(
     for (const record of records) {
       tally.scanned++;
       next = record.offset + 1;
-      if (!matchesDeadLetterFilter(deadLetterView(record), filter)) {
+      const view = deadLetterView(record);
+      if (!matchesDeadLetterFilter(view, filter)) {
         tally.skipped++;
       } else {
         const decision = buildReplayRecord(record, {
@@ -119,6 +126,7 @@ export async function streamReplay(
         });
         if (decision.kind === 'refused') tally.refuse(decision.reason);
         else if (!plan.existingTopics.has(decision.output.topic)) tally.refuse('target-missing');
+        else if (!originals.add(view)) tally.duplicates++;
         else {
           if (chunk.length === 0) chunkFirstOffset = record.offset;
           chunk.push(decision.output);

@@ -3,8 +3,10 @@
  * of 12 000 dead letters is SIGKILLed again and again while it streams, each next run resumes
  * at once (transactional-id fencing, no waiting for a dead member's session timeout), and once
  * a run finishes, a read_committed reader of the target sees every replayable record exactly
- * once — none twice, none skipped. Also the bad input of a replay: a `--to` topic that does not
- * exist, an original topic that does not exist, and an empty DLQ.
+ * once — none twice, none skipped. Also: duplicate dead letters (two DLQ records of one
+ * original record, as an at_least_once crash can leave) are flagged by `weir dlq inspect` and
+ * replayed once; and the bad input of a replay: a `--to` topic that does not exist, an original
+ * topic that does not exist, and an empty DLQ.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,7 +17,7 @@ import { pollUntil } from '../../scripts/lib/wait-for.js';
 import { runWeir, startWeir } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 
-const fx = useIntegrationFixture('weir-it-dlq-replay-crash');
+const fx = useIntegrationFixture('weir-it-dlq-replay-eos');
 
 const unique = (name: string): string => `${name}-${randomUUID().slice(0, 8)}`;
 
@@ -156,5 +158,47 @@ describe('weir dlq replay under SIGKILL', () => {
     const nothing = await runWeir(['dlq', 'replay', empty]);
     expect(nothing).toMatchObject({ code: 0, stdout: `Replay of ${empty} → original topics: nothing to replay, '${empty}' is empty\n` });
     expect(nothing.stderr).toBe('');
+  });
+
+  it('flags duplicate dead letters in inspect and replays each original record once per run', async () => {
+    const dlq = unique('dups.dlq');
+    const target = unique('dups.target');
+    await fx.createTopics([
+      { topic: dlq, partitions: 2 },
+      { topic: target, partitions: 2 },
+    ]);
+    // Originals 0–9; 2 dead-lettered twice, 5 three times.
+    const ns = [0, 1, 2, 3, 2, 4, 5, 6, 5, 7, 8, 5, 9];
+    await produce(
+      fx.kafka,
+      dlq,
+      ns.map((n) => deadLetter(n, target)),
+    );
+
+    const inspected = await runWeir(['dlq', 'inspect', dlq, '--format', 'json']);
+    expect(inspected.code, inspected.stderr).toBe(0);
+    const report = JSON.parse(inspected.stdout) as {
+      duplicates: { records: number; originals: number };
+      records: Array<{ copies: number; origin: { offset: number } }>;
+    };
+    expect(report.duplicates).toEqual({ records: 3, originals: 2 });
+    const copies = new Map(report.records.map((r) => [r.origin.offset, r.copies]));
+    expect(Object.fromEntries(copies)).toEqual({ 0: 1, 1: 1, 2: 2, 3: 1, 4: 1, 5: 3, 6: 1, 7: 1, 8: 1, 9: 1 });
+    const table = await runWeir(['dlq', 'inspect', dlq]);
+    expect(table.stdout).toContain('duplicates: 3 record(s) repeat the original record of another (2 original record(s)');
+    expect(table.stdout).toMatch(new RegExp(`${target}-2@5 ×3`));
+
+    const dry = await runWeir(['dlq', 'replay', dlq, '--to', target, '--dry-run']);
+    expect(dry.stdout).toMatch(/would replay\s+10 /);
+    expect(dry.stdout).toMatch(/duplicates\s+3 /);
+    const replay = await runWeir(['dlq', 'replay', dlq, '--to', target]);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toMatch(/scanned\s+13 of 13/);
+    expect(replay.stdout).toMatch(/replayed\s+10 /);
+    expect(replay.stdout).toMatch(/duplicates\s+3 \(more dead letters of an original record in this run; each original is sent once\)/);
+    const replayed = (await readTopicNow(fx.kafka, fx.admin, target, { timeoutMs: 20_000 })).map(
+      (r) => (JSON.parse(r.value!.toString()) as { n: number }).n,
+    );
+    expect(replayed.sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, n) => n));
   });
 });
