@@ -23,6 +23,7 @@ export type WeirErrorCode =
   | 'WEIR_SERIALIZATION'
   | 'WEIR_NO_MATCHING_BRANCH'
   | 'WEIR_PRODUCER_FENCED'
+  | 'WEIR_REPLAY_FENCED'
   | 'WEIR_DEDUP_STORE'
   | 'WEIR_CLASSIFY_HOOK'
   | 'WEIR_ILLEGAL_STATE'
@@ -153,6 +154,25 @@ export class LoopGuardError extends WeirError {
 export class ProducerFencedError extends WeirError {
   constructor(transactionalId: string, options?: { cause?: unknown }) {
     super('WEIR_PRODUCER_FENCED', `producer '${transactionalId}' was fenced by a newer instance`, options);
+  }
+}
+
+/**
+ * A `weir dlq replay` run was fenced: a newer run of the same replay group initialized the
+ * same transactional id (`InitProducerId` bumps its epoch, KIP-98). The fenced run's open
+ * chunk is aborted by the broker; what it committed stays replayed, and the newer run goes on
+ * from there. The CLI exits 1.
+ */
+export class ReplayFencedError extends WeirError {
+  readonly transactionalId: string;
+
+  constructor(dlqTopic: string, transactionalId: string, options?: { cause?: unknown }) {
+    super(
+      'WEIR_REPLAY_FENCED',
+      `this replay of '${dlqTopic}' was fenced: a newer replay with transactional id '${transactionalId}' started, so this one stopped; its open chunk was aborted, the newer run goes on from the last committed chunk`,
+      options,
+    );
+    this.transactionalId = transactionalId;
   }
 }
 

@@ -30,7 +30,7 @@ export interface GroupConsumerOptions {
   /** `session.timeout.ms`; the broker allows 6 000 to 300 000 by default. */
   readonly sessionTimeoutMs: number;
   readonly heartbeatIntervalMs: number;
-  /** `isolation.level=read_committed`, else read_uncommitted. */
+  /** `isolation.level=read_committed`, else read_uncommitted. The worker reads read_committed under both guarantees. */
   readonly readCommitted: boolean;
   /** `max.partition.fetch.bytes`, bytes. */
   readonly maxBytesPerPartition?: number;

@@ -16,6 +16,11 @@ export interface RangeBatchContext {
   progress(nextOffset: number): Promise<void>;
   /** Keeps the group membership alive during a long wait (e.g. rate limiting). */
   heartbeat(): Promise<void>;
+  /**
+   * The position after this batch: the offset after its last record, or past trailing
+   * transaction markers (which are not delivered as records), capped at the range's end.
+   */
+  readonly end: number;
 }
 
 /** Options of `KafkaClient.readTopicRange`. Times in ms. */

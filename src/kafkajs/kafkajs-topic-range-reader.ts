@@ -72,6 +72,8 @@ export async function readKafkajsTopicRange(kafka: Kafka, options: TopicRangeRea
       lastProgressAt = Date.now();
       await heartbeat();
     };
+    // The batch end includes trailing transaction markers (not delivered as records).
+    const end = Math.max(Number(batch.lastOffset()), ...batch.messages.map((m) => Number(m.offset))) + 1;
     if (records.length > 0) {
       await options.onRecords(records, {
         progress: commitAt,
@@ -79,10 +81,9 @@ export async function readKafkajsTopicRange(kafka: Kafka, options: TopicRangeRea
           lastProgressAt = Date.now();
           await heartbeat();
         },
+        end: Math.min(range.to, end),
       });
     }
-    // The batch end includes trailing transaction markers (not delivered as records).
-    const end = Math.max(Number(batch.lastOffset()), ...batch.messages.map((m) => Number(m.offset))) + 1;
     if (options.shouldStop?.() === true) {
       stopped = true;
       settle();

@@ -180,6 +180,12 @@ export class PartitionTask {
 
     let processed = 0;
     while (processed < this.maxPollRecords && this.state.kind === 'running') {
+      // Commit on time even in the middle of a poll: a slow processor must not hold back
+      // commit.interval.ms (Kafka Streams checks it between records too).
+      if (processed > 0 && this.commitDue()) {
+        const flushed = await this.flush(false);
+        if (flushed !== undefined) return flushed;
+      }
       const slot = this.buffer.head;
       if (slot === undefined) break;
       const t = this.options.clock.now();
@@ -293,10 +299,15 @@ export class PartitionTask {
     return this.dedup.claimWindow(window, this.events.listener);
   }
 
+  /** Whether the commit interval has passed since the last commit. */
+  private commitDue(): boolean {
+    return this.options.clock.now() - this.lastCommitAt >= this.options.topology.commitIntervalMs;
+  }
+
   /** Writes the unit (if due) and reports; returns a PollResult when the task must stop here. */
   private async flush(forceCommit: boolean): Promise<PollResult | undefined> {
     const now = this.options.clock.now();
-    const commitDue = forceCommit || now - this.lastCommitAt >= this.options.topology.commitIntervalMs;
+    const commitDue = forceCommit || this.commitDue();
     const unit = this.unit;
     const nextOffset = this.buffer.nextOffset();
     if (unit.isEmpty && (!commitDue || nextOffset <= this.writer.committedOffset)) return undefined;

@@ -100,8 +100,8 @@ export class DriverTask {
     if (this.next.kind === 'closed') return false;
     const room = this.ctx.maxBufferedRecords - this.task.buffered;
     if (room <= 0) return false;
-    const isolation = this.ctx.topology.processingGuarantee === 'exactly_once' ? 'read_committed' : 'read_uncommitted';
-    const { records, nextOffset } = this.ctx.kafka.read(this.topic, this.partition, this.task.position, room, isolation);
+    // As the worker: read_committed under both guarantees.
+    const { records, nextOffset } = this.ctx.kafka.read(this.topic, this.partition, this.task.position, room, 'read_committed');
     if (records.length === 0 && nextOffset <= this.task.position) return false;
     return this.task.enqueue(records, nextOffset) > 0;
   }

@@ -141,7 +141,8 @@ export class Worker {
         topics: consumedTopics(topology),
         sessionTimeoutMs: config.sessionTimeoutMs,
         heartbeatIntervalMs: config.heartbeatIntervalMs,
-        readCommitted: topology.processingGuarantee === 'exactly_once',
+        // Under both guarantees (unlike Kafka Streams' at_least_once): aborted records are never inputs.
+        readCommitted: true,
       },
       {
         onBatch: (topic, partition, records, nextOffset) => this.onBatch({ topic, partition }, records, nextOffset),

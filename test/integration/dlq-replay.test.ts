@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { endOffsets, produce, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { endOffsets, produce, readTopicNow, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import { runWeir, type WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 
@@ -24,6 +24,11 @@ interface PaymentJson {
 }
 
 const payment = (r: ReadRecord): PaymentJson => JSON.parse(r.value!.toString()) as PaymentJson;
+
+/** Committed records of `topic` now (its end offsets also count the replay's transaction markers). */
+async function committed(topic: string): Promise<number> {
+  return (await readTopicNow(fx.kafka, fx.admin, topic, { timeoutMs: 30_000 })).length;
+}
 
 async function total(topic: string): Promise<number> {
   let n = 0;
@@ -90,12 +95,12 @@ describe('inspect → fix → replay (topologies/payments.ts)', () => {
     // 4. Replay the unsupported-currency payments: a dry run first, then for real.
     const dry = await runWeir(['dlq', 'replay', topics.dlq, '--error-class', 'UnsupportedCurrency', '--dry-run']);
     expect(dry.stdout).toMatch(/would replay\s+6 /);
-    const sourceBefore = await total(topics.source);
+    const sourceBefore = await committed(topics.source);
     const replay = await runWeir(['dlq', 'replay', topics.dlq, '--error-class', 'UnsupportedCurrency', '--rate', '100']);
     expect(replay.code, replay.stderr).toBe(0);
     expect(replay.stdout).toMatch(/replayed\s+6 \(.*\.payments: 6\)/);
     expect(replay.stdout).toMatch(/skipped\s+1 /);
-    expect(await total(topics.source)).toBe(sourceBefore + 6);
+    expect(await committed(topics.source)).toBe(sourceBefore + 6);
     const { records: charged, complete } = await read(topics.charged, 16);
     expect(complete).toBe(true);
     expect(charged.map((r) => payment(r).id).sort()).toEqual(
@@ -109,7 +114,7 @@ describe('inspect → fix → replay (topologies/payments.ts)', () => {
     // Again: nothing is replayed twice.
     const again = await runWeir(['dlq', 'replay', topics.dlq, '--error-class', 'UnsupportedCurrency']);
     expect(again.stdout).toContain('nothing to replay, all 7 record(s) were handled by earlier runs');
-    expect(await total(topics.source)).toBe(sourceBefore + 6);
+    expect(await committed(topics.source)).toBe(sourceBefore + 6);
 
     // 5. The invalid payment fails on every replay: it comes back to the DLQ with its replay
     //    count, until the replay limit (maxReplays: 2) refuses it. The first replay left it
@@ -134,6 +139,9 @@ describe('inspect → fix → replay (topologies/payments.ts)', () => {
     const summary = await runWeir(['dlq', 'inspect', topics.dlq]);
     expect(summary.stdout).toMatch(/NonRetriableError\s+3/);
     expect(summary.stdout).toMatch(/NonRetriableError\s+1\s+2\/2\s+/);
+    // The invalid payment's three dead letters share their original record: flagged as duplicates.
+    expect(summary.stdout).toContain('duplicates: 2 record(s) repeat the original record of another (1 original record(s)');
+    expect(summary.stdout).toMatch(/NonRetriableError\s+1\s+2\/2\s+\S+\.payments-\d+@\d+ ×3 /);
     expect(await worker.stop('SIGTERM')).toBe(0);
   });
 });

@@ -1,13 +1,13 @@
 /**
  * `weir dlq inspect` and `weir dlq replay` against the real broker, on dead-letter topics
  * written by the test: missing and empty topics, filters and counts, dry runs, the replay
- * limit, and a replay interrupted with Ctrl-C that a second run finishes without replaying
+ * limit, a replay interrupted with Ctrl-C and one fenced by a newer run, which finishes without replaying
  * anything twice.
  */
 import { randomUUID } from 'node:crypto';
 import type { Message } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { endOffsets, produce, readTopics } from '../../scripts/lib/topic-io.js';
+import { endOffsets, produce, readTopicNow } from '../../scripts/lib/topic-io.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import { runWeir, startWeir } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
@@ -172,7 +172,7 @@ describe('weir dlq replay', () => {
     expect(empty).toMatchObject({ code: 0, stdout: `Replay of ${dlq} → original topics: nothing to replay, '${dlq}' is empty\n` });
   });
 
-  it('dry-runs without publishing or committing, refuses records past their replay limit, and resumes after Ctrl-C without replaying twice', async () => {
+  it('dry-runs without publishing or committing, refuses records past their replay limit, resumes after Ctrl-C and after being fenced without replaying twice', async () => {
     const dlq = unique('replay.dlq');
     const target = unique('replay.target');
     const group = `weir-replay.${dlq}`;
@@ -216,36 +216,57 @@ describe('weir dlq replay', () => {
     const [dryOffsets] = await fx.admin.fetchOffsets({ groupId: group, topics: [dlq] });
     expect(dryOffsets!.partitions.every((p) => p.offset === '-1')).toBe(true);
 
+    // The replay group's position: DLQ records handled by committed chunks.
+    const position = async (): Promise<number> => {
+      const [offsets] = await fx.admin.fetchOffsets({ groupId: group, topics: [dlq] });
+      return offsets!.partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0);
+    };
+    const replayedIn = (stdout: string): number => Number(/replayed\s+(\d+)/.exec(stdout)?.[1] ?? Number.NaN);
+
     // Slowly (2 records/s), then Ctrl-C after a few records went out.
     const slow = startWeir(['dlq', 'replay', dlq, '--error-class', 'GatewayTimeout', '--rate', '2']);
     await waitFor(
-      async () => (await total(target)) >= 3,
+      async () => (await position()) >= 3,
       30_000,
-      () => 'the slow replay published nothing',
+      () => 'the slow replay committed nothing',
     );
-    // A second replay through the same group is refused while the first one runs.
-    const concurrent = await runWeir(['dlq', 'replay', dlq, '--error-class', 'GatewayTimeout']);
-    expect(concurrent.code).toBe(1);
-    expect(concurrent.stderr).toContain(`another replay of '${dlq}' is running (consumer group ${group} has 1 member(s))`);
     slow.child.kill('SIGINT');
     const interrupted = await slow.result;
     expect(interrupted.code, interrupted.stderr).toBe(1);
     expect(interrupted.stdout).toContain('interrupted');
     expect(interrupted.stdout).toContain('run the same command again to go on where this run stopped');
-    const afterInterrupt = await total(target);
+    const afterInterrupt = replayedIn(interrupted.stdout);
+    expect(afterInterrupt).toBeGreaterThan(0);
     expect(afterInterrupt).toBeLessThan(16);
 
+    // A second slow run, and while it runs a third one: the third fences the second (by
+    // transactional id, at once: no waiting for a session timeout) and replays the rest.
+    const positionBefore = await position();
+    const fencedRun = startWeir(['dlq', 'replay', dlq, '--error-class', 'GatewayTimeout', '--rate', '2']);
+    await waitFor(
+      async () => (await position()) > positionBefore,
+      30_000,
+      () => 'the second slow replay committed nothing',
+    );
     const rest = await runWeir(['dlq', 'replay', dlq, '--error-class', 'GatewayTimeout']);
     expect(rest.code, rest.stderr).toBe(0);
-    expect(rest.stdout).toMatch(new RegExp(`replayed\\s+${16 - afterInterrupt} `));
     expect(rest.stdout).toContain(`progress committed to consumer group ${group}`);
+    const fenced = await fencedRun.result;
+    expect(fenced.code, fenced.stdout).toBe(1);
+    expect(fenced.stdout).toContain('fenced by a newer run');
+    expect(fenced.stderr).toContain(`this replay of '${dlq}' was fenced`);
+    expect(fenced.stderr).toContain('[WEIR_REPLAY_FENCED]');
+    expect(fenced.stderr).not.toMatch(/^\s+at /m);
+    const byFenced = replayedIn(fenced.stdout);
+    expect(byFenced).toBeGreaterThan(0);
+    expect(afterInterrupt + byFenced + replayedIn(rest.stdout)).toBe(16);
 
     const again = await runWeir(['dlq', 'replay', dlq, '--error-class', 'GatewayTimeout']);
     expect(again).toMatchObject({ code: 0 });
     expect(again.stdout).toContain('nothing to replay, all 20 record(s) were handled by earlier runs');
 
-    const { records } = await readTopics(fx.kafka, [target], { until: (rs) => rs.length >= 16, timeoutMs: 20_000 });
-    expect(await total(target)).toBe(16);
+    // read_committed: each replayable record exactly once.
+    const records = await readTopicNow(fx.kafka, fx.admin, target, { timeoutMs: 20_000 });
     const replayed = records.map((r) => JSON.parse(r.value!.toString()).n as number).sort((a, b) => a - b);
     expect(replayed).toEqual(Array.from({ length: 16 }, (_, n) => n));
     for (const r of records) {

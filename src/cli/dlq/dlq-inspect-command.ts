@@ -1,5 +1,6 @@
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { matchesDeadLetterFilter } from './dead-letter-filter.js';
+import { DeadLetterDuplicates } from './dead-letter-duplicates.js';
 import { DeadLetterTally, type DeadLetterCounts } from './dead-letter-tally.js';
 import { deadLetterView, type DeadLetterView } from './dead-letter-view.js';
 import { rangeSize } from '../../kafka/topic-range.js';
@@ -29,16 +30,26 @@ export interface InspectReport {
   readonly matched: number;
   /** The filters, times resolved to epoch ms. */
   readonly filter: DeadLetterFilter;
-  /** The latest `--limit` matching records (by failure time), oldest first. */
-  readonly records: readonly DeadLetterView[];
+  /**
+   * The latest `--limit` matching records (by failure time), oldest first; `copies`: how many
+   * matching records share its `weir.original.topic/partition/offset` (1: no duplicate).
+   */
+  readonly records: ReadonlyArray<DeadLetterView & { readonly copies: number }>;
   /** Counts over every matching record (not only the listed ones). */
   readonly counts: DeadLetterCounts;
+  /**
+   * Duplicate dead letters among the matching records: `records` beyond the first of their
+   * original record (same `weir.original.topic/partition/offset`), and the `originals` concerned.
+   */
+  readonly duplicates: { readonly records: number; readonly originals: number };
 }
 
 /**
  * `weir dlq inspect <dlq-topic>`: reads a dead-letter topic from its start to its end as of
  * now — never waiting for new records, never committing offsets — and prints the matching
- * records with their weir headers decoded, and counts by error class and by processor.
+ * records with their weir headers decoded, and counts by error class and by processor. Dead
+ * letters that share their original record (`weir.original.topic/partition/offset`) are
+ * flagged (`×n` under ORIGINAL, `copies` in JSON) and counted as duplicates.
  *
  * @returns the exit code: 0, 1 when Kafka fails, 2 for a bad option or a topic that does not exist
  */
@@ -52,6 +63,7 @@ export async function runInspect(
   const { tool, filter, ranges } = opened;
   try {
     const tally = new DeadLetterTally();
+    const dups = new DeadLetterDuplicates();
     const listed: DeadLetterView[] = [];
     let scanned = 0;
     let withoutWeirHeaders = 0;
@@ -67,6 +79,7 @@ export async function runInspect(
           if (view.errorClass === undefined && view.processor === undefined) withoutWeirHeaders++;
           if (!matchesDeadLetterFilter(view, filter)) continue;
           tally.add(view);
+          dups.add(view);
           listed.push(view);
           if (listed.length >= 2 * flags.limit) keepLatest(listed, flags.limit);
         }
@@ -75,7 +88,15 @@ export async function runInspect(
     keepLatest(listed, flags.limit);
     listed.sort(byFailureTime);
     const counts = tally.counts();
-    const report: InspectReport = { topic, scanned, matched: counts.total, filter, records: listed, counts };
+    const report: InspectReport = {
+      topic,
+      scanned,
+      matched: counts.total,
+      filter,
+      records: listed.map((view) => ({ ...view, copies: dups.copiesOf(view) })),
+      counts,
+      duplicates: { records: dups.duplicates, originals: dups.originalsWithDuplicates },
+    };
     out(flags.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, rangeSize(ranges)));
     if (withoutWeirHeaders > 0) {
       process.stderr.write(
@@ -107,6 +128,12 @@ function formatReport(report: InspectReport, size: number): string {
   const lines = [`${report.topic}: ${report.scanned} record(s)${filtered}`];
   if (report.matched === 0) return `${lines[0]}\n`;
   const shown = report.records.length < report.matched ? ` (the latest ${report.records.length}; raise --limit for more)` : '';
+  const { duplicates } = report;
+  if (duplicates.records > 0) {
+    lines.push(
+      `duplicates: ${duplicates.records} record(s) repeat the original record of another (${duplicates.originals} original record(s) dead-lettered more than once, marked ×n under ORIGINAL); weir dlq replay sends each original once per run`,
+    );
+  }
   lines.push('', `Records${shown}:`, recordsTable(report.records), '', countsTables(report.counts));
   return `${lines.join('\n')}\n`;
 }

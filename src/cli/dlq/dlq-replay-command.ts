@@ -1,4 +1,3 @@
-import type { RecordProducerClient } from '../../kafka/kafka-client.js';
 import { rangeSize } from '../../kafka/topic-range.js';
 import { EXIT, reportError } from '../report-error.js';
 import { usageError, type When } from './dlq-options.js';
@@ -7,6 +6,7 @@ import { planReplay, type ReplayPlan } from './replay-plan.js';
 import { createReplayProgress } from './replay-progress.js';
 import type { ReplayTarget } from './replay-record.js';
 import { streamReplay, type ReplayResult } from './replay-stream.js';
+import { ReplayTransactions, replayTransactionalId } from './replay-transactions.js';
 
 /** Flags of `weir dlq replay` (commander's camelCase names, already parsed). */
 export interface ReplayFlags {
@@ -36,15 +36,18 @@ const breakdown = (map: Map<string, number>): string => (map.size === 0 ? '' : `
 /**
  * `weir dlq replay <dlq-topic>`: re-publishes dead-letter records to their original topic
  * (or `--to <topic>`) with attempts reset and `weir.replay.count` incremented; refuses
- * records past their replay limit. Progress is committed to the consumer group
- * `weir-replay.<dlq-topic>` (or `--group`) after the re-published records are acknowledged,
- * so a second run (after a crash, Ctrl-C, or just again) replays nothing twice. The position
- * passes every record a run read — replayed, refused or left out by the filters — so a record
- * is never replayed twice through one group; records a filtered run left out are replayed
- * later through another group. `--dry-run` reads from the group's position and changes
- * nothing. Three steps: plan (`planReplay`), stream (`streamReplay`), report.
+ * records past their replay limit. Each chunk of re-published records and the replay's new
+ * position go in one Kafka transaction (`ReplayTransactions`, transactional id
+ * `<group>.producer`) with the position kept in the consumer group `weir-replay.<dlq-topic>`
+ * (or `--group`), so a second run (after a crash, SIGKILL, Ctrl-C, or just again) replays
+ * nothing twice and skips nothing, for `read_committed` readers. A new run fences an older one
+ * that is still running (exit 1 for the older one). The position passes every record a run
+ * read — replayed, refused or left out by the filters — so a record is never replayed twice
+ * through one group; records a filtered run left out are replayed later through another
+ * group. `--dry-run` reads from the group's position and changes nothing. Three steps: plan
+ * (`planReplay`), stream (`streamReplay`), report.
  *
- * @returns the exit code: 0 when done, 1 when Kafka fails or the run was interrupted, 2 for
+ * @returns the exit code: 0 when done, 1 when Kafka fails, the run was interrupted or fenced by a newer run, 2 for
  *   bad options or topics that do not exist
  */
 export async function runReplay(
@@ -60,16 +63,20 @@ export async function runReplay(
   const opened = await openDlqTopic(dlqTopic, flags, 'dead-letter topic');
   if (opened.kind === 'exit') return opened.code;
   const { tool, filter, ranges: whole } = opened;
-  let producer: RecordProducerClient | undefined;
+  let txns: ReplayTransactions | undefined;
   try {
+    const group = flags.group ?? replayGroupId(dlqTopic);
     const planned = await planReplay(tool, {
       dlqTopic,
       target: flags.to,
-      group: flags.group ?? replayGroupId(dlqTopic),
+      group,
       dryRun: flags.dryRun === true,
       ...(flags.rate !== undefined ? { rate: flags.rate } : {}),
       ...(flags.maxReplays !== undefined ? { maxReplays: flags.maxReplays } : {}),
       whole,
+      claim: async () => {
+        txns = await ReplayTransactions.open(tool.client, dlqTopic, group);
+      },
     });
     if (planned.kind === 'done') {
       out(planned.message);
@@ -80,40 +87,42 @@ export async function runReplay(
       return planned.exit === 'usage' ? EXIT.usage : EXIT.failure;
     }
     const { plan } = planned;
-    if (!plan.dryRun) {
-      producer = tool.client.recordProducer();
-      await producer.connect();
-    }
     const progress = createReplayProgress({
       label: plan.dryRun ? `replay ${dlqTopic} (dry run)` : `replay ${dlqTopic}`,
       total: rangeSize(plan.ranges),
       dryRun: plan.dryRun,
     });
-    const result = await streamReplay(plan, tool, filter, producer, progress);
+    const result = await streamReplay(plan, tool, filter, txns, progress);
     out(replayReport(plan, result));
-    return result.interrupted ? EXIT.failure : EXIT.ok;
+    if (result.fenced !== undefined) reportError(result.fenced, verbose);
+    return result.interrupted || result.fenced !== undefined ? EXIT.failure : EXIT.ok;
   } catch (error) {
     reportError(error, verbose);
     return EXIT.failure;
   } finally {
-    await producer?.disconnect().catch(() => undefined);
+    await txns?.close();
     await tool.close();
   }
 }
 
 /** The summary a replay run prints: what it scanned, replayed, refused and skipped. */
-function replayReport(plan: ReplayPlan, { tally, interrupted }: ReplayResult): string {
+function replayReport(plan: ReplayPlan, { tally, interrupted, fenced }: ReplayResult): string {
   const total = rangeSize(plan.ranges);
   const before = rangeSize(plan.whole) - total;
   const verb = plan.dryRun ? 'would replay' : 'replayed';
   const label = (text: string): string => `  ${text.padEnd(13)}`;
   const lines = [
-    `${plan.title}: ${interrupted ? 'interrupted' : 'done'}`,
+    `${plan.title}: ${fenced !== undefined ? 'fenced by a newer run' : interrupted ? 'interrupted' : 'done'}`,
     `${label('scanned')}${tally.scanned} of ${total} record(s)${before > 0 ? ` (${before} before the group's position were handled by earlier runs)` : ''}`,
     `${label(verb)}${tally.replayed}${breakdown(tally.replayedTo)}`,
     `${label('refused')}${tally.refused}${breakdown(tally.refusedBy)}`,
     `${label('skipped')}${tally.skipped} (left out by the filters)`,
-    plan.dryRun ? '  nothing was published or committed (dry run)' : `  progress committed to consumer group ${plan.group}`,
+    ...(tally.duplicates > 0
+      ? [`${label('duplicates')}${tally.duplicates} (more dead letters of an original record in this run; each original is sent once)`]
+      : []),
+    plan.dryRun
+      ? '  nothing was published or committed (dry run)'
+      : `  progress committed to consumer group ${plan.group}, with each chunk in one transaction (transactional id ${replayTransactionalId(plan.group)})`,
   ];
   if (!plan.dryRun && tally.skipped > 0) {
     lines.push(

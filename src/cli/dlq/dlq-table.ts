@@ -28,8 +28,12 @@ function origin(view: DeadLetterView): string {
   return `${view.origin.topic}-${view.origin.partition}@${view.origin.offset}`;
 }
 
-/** The records table: one line per record, the weir headers that matter decoded. */
-export function recordsTable(views: readonly DeadLetterView[]): string {
+/**
+ * The records table: one line per record, the weir headers that matter decoded. A record
+ * with `copies` > 1 (dead letters of the same original record) shows `×<copies>` after its
+ * ORIGINAL.
+ */
+export function recordsTable(views: ReadonlyArray<DeadLetterView & { readonly copies?: number }>): string {
   const header = [
     'PARTITION@OFFSET',
     'FAILED AT (UTC)',
@@ -48,7 +52,7 @@ export function recordsTable(views: readonly DeadLetterView[]): string {
     cell(v.errorClass, 28),
     cell(v.attempts),
     v.replayMax === undefined ? String(v.replayCount) : `${v.replayCount}/${v.replayMax}`,
-    cell(origin(v), 48),
+    cell(origin(v), 48) + ((v.copies ?? 1) > 1 ? ` ×${v.copies}` : ''),
     cell(v.key, 24),
     cell(v.errorMessage, 60),
   ]);

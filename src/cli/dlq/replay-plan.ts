@@ -38,12 +38,20 @@ export interface ReplayPlanInput {
   readonly rate?: number;
   readonly maxReplays?: number;
   readonly whole: ReadonlyMap<number, OffsetRange>;
+  /**
+   * Called before the group's position is read, when there is something to replay (not in a
+   * dry run): initializes the replay's transactional id, which fences an older run and
+   * completes a crashed run's open transaction, so the position read next is final.
+   */
+  readonly claim?: () => Promise<void>;
 }
 
 /**
- * Plans a replay: checks the `--to` topic exists, reads where the replay group stopped, and
- * refuses to start while another replay of the same group runs.
+ * Plans a replay: checks the `--to` topic exists, takes over the replay's transactional id
+ * (`claim`), and reads where the replay group stopped. Another run of the same group is not
+ * refused: the claim fences it.
  *
+ * @throws ReplayFencedError when an even newer run fenced this one during the claim
  * @throws the client's error when Kafka fails
  */
 export async function planReplay(tool: DlqTool, input: ReplayPlanInput): Promise<ReplayPlanResult> {
@@ -52,30 +60,19 @@ export async function planReplay(tool: DlqTool, input: ReplayPlanInput): Promise
   if (target.kind === 'topic' && !existingTopics.has(target.topic)) {
     return { kind: 'refused', problem: `--to topic '${target.topic}' does not exist; create it first`, exit: 'usage' };
   }
+  const where = target.kind === 'original' ? 'original topics' : `'${target.topic}'`;
+  const title = `${dryRun ? 'Dry run: replay' : 'Replay'} of ${dlqTopic} → ${where}`;
+  const before = rangeSize(whole);
+  if (before === 0) return { kind: 'done', message: `${title}: nothing to replay, '${dlqTopic}' is empty\n` };
+  if (!dryRun) await input.claim?.();
   const committed = await tool.admin.committedOffsets(group, dlqTopic);
   const ranges = new Map<number, OffsetRange>();
   for (const [p, r] of whole) ranges.set(p, { from: Math.min(r.to, Math.max(r.from, committed.get(p) ?? r.from)), to: r.to });
-  const where = target.kind === 'original' ? 'original topics' : `'${target.topic}'`;
-  const title = `${dryRun ? 'Dry run: replay' : 'Replay'} of ${dlqTopic} → ${where}`;
   if (rangeSize(ranges) === 0) {
-    const before = rangeSize(whole);
     return {
       kind: 'done',
-      message:
-        before === 0
-          ? `${title}: nothing to replay, '${dlqTopic}' is empty\n`
-          : `${title}: nothing to replay, all ${before} record(s) were handled by earlier runs (group ${group})\n`,
+      message: `${title}: nothing to replay, all ${before} record(s) were handled by earlier runs (group ${group})\n`,
     };
-  }
-  if (!dryRun) {
-    const members = (await tool.admin.describeGroup(group)).members.length;
-    if (members > 0) {
-      return {
-        kind: 'refused',
-        problem: `another replay of '${dlqTopic}' is running (consumer group ${group} has ${members} member(s)); wait for it, or use --group`,
-        exit: 'failure',
-      };
-    }
   }
   return {
     kind: 'plan',

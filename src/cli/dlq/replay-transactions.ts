@@ -1,0 +1,90 @@
+import { ProducerFencedError, ReplayFencedError } from '../../errors.js';
+import type { KafkaClient, TransactionalProducerClient } from '../../kafka/kafka-client.js';
+import type { OutputRecord, TopicPartitionOffset } from '../../record/record-types.js';
+
+/** `transaction.timeout.ms` of a replay's producer: a chunk's transaction never waits for `--rate` (the wait comes first). */
+const REPLAY_TRANSACTION_TIMEOUT_MS = 60_000;
+
+/**
+ * The `transactional.id` of `weir dlq replay` through the consumer group `group`:
+ * `<group>.producer`. Every run of one group shares it, so a new run fences the older one.
+ */
+export function replayTransactionalId(group: string): string {
+  return `${group}.producer`;
+}
+
+/**
+ * Writes a replay's chunks exactly once: each chunk's re-published records and the replay
+ * group's new position in the DLQ topic go in one Kafka transaction (begin → send →
+ * `sendOffsets` for the replay group → commit, KIP-98), so a crash at any moment leaves, for
+ * `read_committed` readers, either the whole chunk and its position or neither.
+ *
+ * Concurrency is guarded by transactional-id fencing, not by group membership: `open()` runs
+ * `InitProducerId` for {@link replayTransactionalId}, which bumps the producer epoch (an
+ * older run still alive is fenced at its next write) and completes the transaction a crashed
+ * run left open (aborted), before the new run reads the group's position.
+ *
+ * @example
+ * const txns = await ReplayTransactions.open(client, 'orders.dlq', 'weir-replay.orders.dlq');
+ * await txns.write(records, { topic: 'orders.dlq', partition: 0, offset: 500 });
+ * await txns.close();
+ */
+export class ReplayTransactions {
+  private constructor(
+    private readonly producer: TransactionalProducerClient,
+    private readonly dlqTopic: string,
+    private readonly group: string,
+  ) {}
+
+  /**
+   * Initializes the replay's transactional producer, fencing older runs of `group`.
+   *
+   * @throws ReplayFencedError when an even newer run fenced this one meanwhile
+   * @throws the client's error when the broker cannot be reached
+   */
+  static async open(client: KafkaClient, dlqTopic: string, group: string): Promise<ReplayTransactions> {
+    const producer = client.transactionalProducer({
+      transactionalId: replayTransactionalId(group),
+      transactionTimeoutMs: REPLAY_TRANSACTION_TIMEOUT_MS,
+    });
+    const txns = new ReplayTransactions(producer, dlqTopic, group);
+    await txns.fencedAs(() => producer.init());
+    return txns;
+  }
+
+  /**
+   * Commits `records` (possibly none: a chunk of refused or filtered-out records moves only
+   * the position) and the replay group's `position` (the next DLQ offset to read) in one
+   * transaction. A failed transaction is aborted.
+   *
+   * @throws ReplayFencedError when a newer run of the group fenced this one
+   * @throws the client's error when the transaction failed (the outcome of a failed commit is
+   *   in doubt; the next run's `open()` resolves it)
+   */
+  async write(records: readonly OutputRecord[], position: TopicPartitionOffset): Promise<void> {
+    await this.fencedAs(async () => {
+      try {
+        await this.producer.begin();
+        if (records.length > 0) await this.producer.send(records);
+        await this.producer.sendOffsets(this.group, [position]);
+        await this.producer.commit();
+      } catch (error) {
+        if (!(error instanceof ProducerFencedError)) await this.producer.abort().catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.producer.disconnect().catch(() => undefined);
+  }
+
+  private async fencedAs<T>(action: () => Promise<T>): Promise<T> {
+    try {
+      return await action();
+    } catch (error) {
+      if (error instanceof ProducerFencedError) throw new ReplayFencedError(this.dlqTopic, this.producer.transactionalId, { cause: error });
+      throw error;
+    }
+  }
+}
