@@ -1,5 +1,4 @@
 import { WEIR_HEADERS, headerNumber } from '../record/weir-headers.js';
-import type { Random } from '../failure/backoff.js';
 import { CappedBackoff } from '../failure/capped-backoff.js';
 import { IllegalStateError } from '../errors.js';
 import { taskId } from '../record/task-id.js';
@@ -11,13 +10,10 @@ import { AtLeastOnceWriter } from './at-least-once-writer.js';
 import { DedupGate } from './dedup-gate.js';
 import { ExactlyOnceWriter } from './exactly-once-writer.js';
 import type { PollResult, WaitReason } from './poll-result.js';
-import { prepareRecord, type PreparedRecord } from './prepared-record.js';
+import { prepareRecord } from './prepared-record.js';
 import { TaskBuffer, type Slot } from './task-buffer.js';
-import { historyFromHeaders } from '../failure/retry-history.js';
-import { runAttempt } from './run-attempt.js';
-import { AttemptGate } from './attempt-gate.js';
 import { processorResilience } from './processor-resilience.js';
-import type { RetryHistory } from '../failure/retry-history.js';
+import { AttemptRunner } from './attempt-runner.js';
 import { assertTransition, type TaskState, type TaskStateKind } from './task-state.js';
 import type { TaskWriter } from './task-writer.js';
 import { UnitOfWork } from './unit-of-work.js';
@@ -52,9 +48,8 @@ export class PartitionTask {
   private readonly events: TaskEvents;
   /** The processor's dedup policy on a source task; null on retry tiers and without dedup. */
   private readonly dedupPolicy: DedupPolicy | null;
-  private readonly random: Random;
-  /** Admits attempts past the processor's circuit breaker and retry budget (shared with its other tasks in the process). */
-  private readonly gate: AttemptGate;
+  /** Attempts head records, past the processor's circuit breaker and retry budget (shared with its other tasks in the process). */
+  private readonly attempts: AttemptRunner;
   private readonly maxPollRecords: number;
   private state: TaskState = { kind: 'running' };
   private readonly buffer: TaskBuffer;
@@ -80,8 +75,16 @@ export class PartitionTask {
     this.partition = partition;
     this.sub = route.subtopology;
     this.tier = route.tier;
-    this.random = options.random ?? Math.random;
-    this.gate = new AttemptGate(options.resilience ?? processorResilience(this.sub.processor), this.events);
+    this.attempts = new AttemptRunner({
+      applicationId: topology.applicationId,
+      sub: this.sub,
+      fromRetryTier: this.tier !== null,
+      resilience: options.resilience ?? processorResilience(this.sub.processor),
+      events: this.events,
+      clock: options.clock,
+      random: options.random ?? Math.random,
+      maxRecordBytes: options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES,
+    });
     this.maxPollRecords = options.maxPollRecords ?? 500;
     this.buffer = new TaskBuffer(options.startOffset);
     this.durable = options.startOffset;
@@ -213,8 +216,9 @@ export class PartitionTask {
         processed++;
         continue;
       }
-      const wait = await this.process(slot, prepared, t);
-      if (wait !== undefined) return this.waitAfterFlush(wait.untilMs, wait.reason);
+      const step = await this.attempts.attempt(slot, prepared, t);
+      if (step.kind === 'wait') return this.waitAfterFlush(step.untilMs, step.reason);
+      this.unit.add(step.outputs, prepared.dedupKey);
       this.buffer.advance();
       processed++;
     }
@@ -229,60 +233,6 @@ export class PartitionTask {
     if (flushed !== undefined) return flushed;
     if (this.buffer.unprocessed > 0) return { kind: 'yield' };
     return this.idleOrCommitWait();
-  }
-
-  /**
-   * Processes one record, unless its processor's circuit breaker or retry budget says wait.
-   * Returns the wait when the record stays at the head: a retry in place (`backoff`), a record
-   * held for the breaker (`circuit-open`: the failure was charged to the dependency, so the
-   * record keeps the attempts it had), or a retry waiting for a budget token (`retry-budget`).
-   */
-  private async process(
-    slot: Slot,
-    prepared: PreparedRecord,
-    now: number,
-  ): Promise<{ readonly untilMs: number; readonly reason: WaitReason } | undefined> {
-    const history = slot.retry?.history ?? historyFromHeaders(slot.raw, this.tier !== null);
-    let probe = false;
-    if (prepared.kind === 'ready') {
-      const admission = this.gate.admit(slot, history, now);
-      if (admission.kind === 'wait') return admission;
-      probe = admission.probe;
-    }
-    const { outcome, call } = await runAttempt({
-      applicationId: this.options.topology.applicationId,
-      sub: this.sub,
-      prepared,
-      history,
-      clock: this.options.clock,
-      random: this.random,
-      maxRecordBytes: this.options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES,
-      onLateForward: () => this.events.lateForward(slot.raw, this.sub.processor.name),
-    });
-    const at = this.options.clock.now();
-    const attempt = prepared.kind === 'unreadable' ? history.attempts : history.attempts + 1;
-    const heldUntil = call === 'none' ? undefined : this.gate.settle(at, call, probe, outcome);
-    if (heldUntil !== undefined) {
-      slot.retry = { history: { ...history, firstFailureMs: history.firstFailureMs ?? at }, dueAt: heldUntil, held: true };
-      this.events.held(slot.raw, outcome, attempt, at, heldUntil - at);
-      return { untilMs: heldUntil, reason: 'circuit-open' };
-    }
-    if (outcome.kind === 'retry-in-place') {
-      const dueAt = at + outcome.delayMs;
-      const next: RetryHistory = {
-        ...history,
-        attempts: attempt,
-        firstFailureMs: history.firstFailureMs ?? at,
-        lastDelayMs: outcome.delayMs,
-      };
-      slot.retry = { history: next, dueAt };
-      this.events.outcome(slot.raw, outcome, attempt, at);
-      return { untilMs: dueAt, reason: 'backoff' };
-    }
-    slot.retry = undefined;
-    this.unit.add(outcome.kind === 'success' ? outcome.outputs : [outcome.output], prepared.dedupKey);
-    this.events.outcome(slot.raw, outcome, attempt, at);
-    return undefined;
   }
 
   /** Deserializes the next window of records and claims their dedup keys in one round trip. */

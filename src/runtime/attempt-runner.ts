@@ -1,0 +1,97 @@
+import type { Random } from '../failure/backoff.js';
+import { historyFromHeaders, type RetryHistory } from '../failure/retry-history.js';
+import type { OutputRecord } from '../record/record-types.js';
+import type { Subtopology } from '../topology/compiled-topology.js';
+import { AttemptGate } from './attempt-gate.js';
+import type { WaitReason } from './poll-result.js';
+import type { Clock } from './ports.js';
+import type { PreparedRecord } from './prepared-record.js';
+import type { ProcessorResilience } from './processor-resilience.js';
+import { runAttempt } from './run-attempt.js';
+import type { Slot } from './task-buffer.js';
+import type { TaskEvents } from './task-events.js';
+
+/** What became of the head record: decided (its outputs join the unit of work), or it waits at the head until `untilMs`. */
+export type AttemptStep =
+  | { readonly kind: 'decided'; readonly outputs: readonly OutputRecord[] }
+  | { readonly kind: 'wait'; readonly untilMs: number; readonly reason: WaitReason };
+
+/** What an {@link AttemptRunner} needs from its task. */
+export interface AttemptRunnerOptions {
+  readonly applicationId: string;
+  readonly sub: Subtopology;
+  /** Whether the task reads a retry tier (the record's history is in its headers). */
+  readonly fromRetryTier: boolean;
+  readonly resilience: ProcessorResilience;
+  readonly events: TaskEvents;
+  readonly clock: Clock;
+  readonly random: Random;
+  /** Largest record, bytes. */
+  readonly maxRecordBytes: number;
+}
+
+/**
+ * A task's way of attempting its head record: past the processor's retry budget and circuit
+ * breaker ({@link AttemptGate}), through `runAttempt`, then — on failure — a retry in place, a
+ * hold for the breaker, or a decided outcome (success, retry-tier copy, dead letter), each
+ * reported to the task's listener.
+ */
+export class AttemptRunner {
+  private readonly gate: AttemptGate;
+
+  constructor(private readonly options: AttemptRunnerOptions) {
+    this.gate = new AttemptGate(options.resilience, options.events);
+  }
+
+  /**
+   * Attempts the head record, unless its processor's breaker or budget says wait. The record
+   * stays at the head (a wait) for a retry in place (`backoff`), a hold for the breaker
+   * (`circuit-open`: the failure was charged to the dependency, so the record keeps the
+   * attempts it had), or a retry waiting for a budget token (`retry-budget`).
+   *
+   * @param now the task's clock at the start, epoch ms
+   */
+  async attempt(slot: Slot, prepared: PreparedRecord, now: number): Promise<AttemptStep> {
+    const { events, clock, sub } = this.options;
+    const history = slot.retry?.history ?? historyFromHeaders(slot.raw, this.options.fromRetryTier);
+    let probe = false;
+    if (prepared.kind === 'ready') {
+      const admission = this.gate.admit(slot, history, now);
+      if (admission.kind === 'wait') return admission;
+      probe = admission.probe;
+    }
+    const { outcome, call } = await runAttempt({
+      applicationId: this.options.applicationId,
+      sub,
+      prepared,
+      history,
+      clock,
+      random: this.options.random,
+      maxRecordBytes: this.options.maxRecordBytes,
+      onLateForward: () => events.lateForward(slot.raw, sub.processor.name),
+    });
+    const at = clock.now();
+    const attempt = prepared.kind === 'unreadable' ? history.attempts : history.attempts + 1;
+    const heldUntil = call === 'none' ? undefined : this.gate.settle(at, call, probe, outcome);
+    if (heldUntil !== undefined) {
+      slot.retry = { history: { ...history, firstFailureMs: history.firstFailureMs ?? at }, dueAt: heldUntil, held: true };
+      events.held(slot.raw, outcome, attempt, at, heldUntil - at);
+      return { kind: 'wait', untilMs: heldUntil, reason: 'circuit-open' };
+    }
+    if (outcome.kind === 'retry-in-place') {
+      const dueAt = at + outcome.delayMs;
+      const next: RetryHistory = {
+        ...history,
+        attempts: attempt,
+        firstFailureMs: history.firstFailureMs ?? at,
+        lastDelayMs: outcome.delayMs,
+      };
+      slot.retry = { history: next, dueAt };
+      events.outcome(slot.raw, outcome, attempt, at);
+      return { kind: 'wait', untilMs: dueAt, reason: 'backoff' };
+    }
+    slot.retry = undefined;
+    events.outcome(slot.raw, outcome, attempt, at);
+    return { kind: 'decided', outputs: outcome.kind === 'success' ? outcome.outputs : [outcome.output] };
+  }
+}
