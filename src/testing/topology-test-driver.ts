@@ -61,6 +61,11 @@ export interface TopologyTestDriverOptions {
  * Under exactly_once, outputs become visible (read_committed) when their transaction commits,
  * once per commit interval: advance time by `commitIntervalMs` or `drain()` before reading.
  *
+ * Circuit breakers, retry budgets and attempt timeouts (`timeoutMs`) run on the ManualClock,
+ * one breaker and budget per processor for the whole driver (see `resilience`): an attempt
+ * that has not settled when nothing else can run times out at once, virtual time moved by
+ * `timeoutMs`.
+ *
  * @example
  * const driver = new TopologyTestDriver(topology('app').source('in').process('p', fn).branch({ success: 'out' }));
  * await driver.pipeInput('in', [{ key: 'k1', value: { n: 1 } }]);
