@@ -228,7 +228,7 @@ describe('circuit breaker, retry budget and timeouts (TopologyTestDriver)', () =
             expect(driver.now() - start).toBeGreaterThanOrEqual(timedOut * timeoutMs);
           },
         ),
-        { numRuns: Math.max(20, Math.floor(RUNS / 4)) },
+        { numRuns: RUNS },
       );
     },
     TIMEOUT_MS,

@@ -70,6 +70,28 @@ export default topology('app').source('in').process('enrich', (r) => r.value, { 
     expect(verbose.stderr).toMatch(/\n\s+at /);
   });
 
+  it.each([
+    ['circuitBreaker: { failureRateThreshold: 1.5 }', 'circuitBreaker.failureRateThreshold must be a number in (0, 1] (got 1.5)'],
+    ['circuitBreaker: { minimumCalls: 0 }', 'circuitBreaker.minimumCalls must be an integer ≥ 1 (got 0)'],
+    ['circuitBreaker: { openMs: 9000, maxOpenMs: 1000 }', 'circuitBreaker.openMs (9000) is more than circuitBreaker.maxOpenMs (1000)'],
+    ['timeoutMs: -5', 'timeoutMs must be a number of ms > 0 (got -5)'],
+    ['retryBudget: { ratio: -1 }', 'retryBudget.ratio must be a number ≥ 0 (got -1)'],
+    [
+      "retry: { backoff: { jitter: 'gauss' } }",
+      'retry.backoff.jitter must be one of none, full, equal, additive, decorrelated (got "gauss")',
+    ],
+  ])('validate exits 2 naming the processor and the field for bad outage options: %s', async (options, problem) => {
+    const file = topologyFile(
+      `bad-outage-${options.replace(/[^a-z]/gi, '').slice(0, 24)}.ts`,
+      `import { topology } from 'weir';
+export default topology('app').source('in').process('enrich', (r) => r.value, { ${options} }).branch({ success: 'out' });
+`,
+    );
+    const result = await weir(['validate', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}: node 'enrich': ${problem}`);
+  });
+
   it('exits 2 naming the config key for a bad value', async () => {
     const file = topologyFile('ok.ts', VALID('cli-ok', 'cli-in'));
     const env = await weir(['run', file], { KAFKA_BROKERS: 'no-port-here' });
