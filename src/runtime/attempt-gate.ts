@@ -47,7 +47,7 @@ export class AttemptGate {
       if (isRetry) budget.tryRetry(now);
       else if (slot.retry === undefined) budget.firstAttempt(now);
     }
-    slot.budgetDelayed = false;
+    if (slot.budgetDelayed === true) slot.budgetDelayed = false;
     return permit;
   }
 

@@ -41,20 +41,27 @@ const systemAfter = (delayMs: number, fn: () => void): (() => void) => {
 
 type Settled = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
 
+/** `ctx.signal` of processors without `timeoutMs`: it never aborts (one shared signal, not one per record). */
+const NEVER_ABORTED = new AbortController().signal;
+
+/** Runs the processor to the end (no `timeoutMs`): the cheap path, one await. */
+async function callUnbounded(call: () => unknown): Promise<Settled> {
+  try {
+    return { ok: true, value: await call() };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
 /**
- * Runs the processor, bounded by `timeoutMs` when it is set: at the timeout `signal` aborts and
+ * Runs the processor bounded by `timeoutMs`: at the timeout `controller`'s signal aborts and
  * the call settles as an `AttemptTimeoutError`, whether or not the processor stops.
  */
-function callProcessor(input: AttemptInput, call: () => unknown, controller: AbortController): Promise<Settled> {
-  const settled = (async () => call())().then(
-    (value): Settled => ({ ok: true, value }),
-    (error: unknown): Settled => ({ ok: false, error }),
-  );
-  const { timeoutMs, name } = input.sub.processor;
-  if (timeoutMs === null) return settled;
+function callBounded(input: AttemptInput, timeoutMs: number, call: () => unknown, controller: AbortController): Promise<Settled> {
+  const settled = callUnbounded(call);
   return new Promise<Settled>((resolve) => {
     const onTimeout = (): void => {
-      const error = new AttemptTimeoutError(name, timeoutMs);
+      const error = new AttemptTimeoutError(input.sub.processor.name, timeoutMs);
       controller.abort(error);
       resolve({ ok: false, error });
     };
@@ -103,7 +110,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const origin = recordOrigin(prepared.raw);
   const outputs: ProcessorOutput[] = [];
   let open = true;
-  const controller = new AbortController();
+  const { timeoutMs } = processor;
+  const controller = timeoutMs === null ? undefined : new AbortController();
   const ctx: ProcessorContext = {
     applicationId: input.applicationId,
     processor: processor.name,
@@ -112,7 +120,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     originalTopic: origin.topic,
     originalPartition: origin.partition,
     originalOffset: origin.offset,
-    signal: controller.signal,
+    signal: controller?.signal ?? NEVER_ABORTED,
     forward(output) {
       if (!open) {
         // Throwing here would throw into the user's timer or callback, outside any attempt.
@@ -128,7 +136,9 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     },
   };
 
-  const settled = await callProcessor(input, () => processor.fn(record, ctx), controller);
+  const call = (): unknown => processor.fn(record, ctx);
+  const settled =
+    timeoutMs === null || controller === undefined ? await callUnbounded(call) : await callBounded(input, timeoutMs, call, controller);
   open = false;
   if (settled.ok && settled.value !== undefined) outputs.push({ value: settled.value });
 
