@@ -41,9 +41,6 @@ const systemAfter = (delayMs: number, fn: () => void): (() => void) => {
 
 type Settled = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
 
-/** `ctx.signal` of processors without `timeoutMs`: it never aborts (one shared signal, not one per record). */
-const NEVER_ABORTED = new AbortController().signal;
-
 /** Runs the processor to the end (no `timeoutMs`): the cheap path, one await. */
 async function callUnbounded(call: () => unknown): Promise<Settled> {
   try {
@@ -54,15 +51,15 @@ async function callUnbounded(call: () => unknown): Promise<Settled> {
 }
 
 /**
- * Runs the processor bounded by `timeoutMs`: at the timeout `controller`'s signal aborts and
- * the call settles as an `AttemptTimeoutError`, whether or not the processor stops.
+ * Runs the processor bounded by `timeoutMs`: at the timeout `abort` is called and the call
+ * settles as an `AttemptTimeoutError`, whether or not the processor stops.
  */
-function callBounded(input: AttemptInput, timeoutMs: number, call: () => unknown, controller: AbortController): Promise<Settled> {
+function callBounded(input: AttemptInput, timeoutMs: number, call: () => unknown, abort: (reason: unknown) => void): Promise<Settled> {
   const settled = callUnbounded(call);
   return new Promise<Settled>((resolve) => {
     const onTimeout = (): void => {
       const error = new AttemptTimeoutError(input.sub.processor.name, timeoutMs);
-      controller.abort(error);
+      abort(error);
       resolve({ ok: false, error });
     };
     const { clock } = input;
@@ -111,7 +108,13 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const outputs: ProcessorOutput[] = [];
   let open = true;
   const { timeoutMs } = processor;
-  const controller = timeoutMs === null ? undefined : new AbortController();
+  // ctx.signal is made on first use (most processors never read it), one per attempt.
+  let controller: AbortController | undefined;
+  let abortReason: unknown;
+  const abort = (reason: unknown): void => {
+    abortReason = reason;
+    controller?.abort(reason);
+  };
   const ctx: ProcessorContext = {
     applicationId: input.applicationId,
     processor: processor.name,
@@ -120,7 +123,13 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     originalTopic: origin.topic,
     originalPartition: origin.partition,
     originalOffset: origin.offset,
-    signal: controller?.signal ?? NEVER_ABORTED,
+    get signal(): AbortSignal {
+      if (controller === undefined) {
+        controller = new AbortController();
+        if (abortReason !== undefined) controller.abort(abortReason);
+      }
+      return controller.signal;
+    },
     forward(output) {
       if (!open) {
         // Throwing here would throw into the user's timer or callback, outside any attempt.
@@ -137,8 +146,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   };
 
   const call = (): unknown => processor.fn(record, ctx);
-  const settled =
-    timeoutMs === null || controller === undefined ? await callUnbounded(call) : await callBounded(input, timeoutMs, call, controller);
+  const settled = timeoutMs === null ? await callUnbounded(call) : await callBounded(input, timeoutMs, call, abort);
   open = false;
   if (settled.ok && settled.value !== undefined) outputs.push({ value: settled.value });
 
