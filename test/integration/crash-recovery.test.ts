@@ -19,13 +19,12 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, inject, it } from 'vitest';
-import { freePort } from '../../scripts/lib/free-port.js';
-import { instanceBrokers, type BrokerInstance } from '../../scripts/lib/broker-instance.js';
-import { removeBrokerInstance, startBroker, stopBroker } from '../../scripts/lib/kafka-broker.js';
+import { startBroker, stopBroker } from '../../scripts/lib/kafka-broker.js';
 import { createTopics, produce, readToEnd, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import type { WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { seededRandom } from '../../src/testing/seeded-random.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
+import { OWN_BROKER_START, ownBroker } from './support/own-broker.js';
 
 const FIXTURE = 'test/integration/fixtures/scripted-topology.ts';
 const RECORDS = 10_000;
@@ -71,16 +70,10 @@ function crashInput(random: () => number): { messages: Array<{ key: string; scri
   return { messages, unique };
 }
 
-const instance: BrokerInstance = { name: `crash-${randomBytes(3).toString('hex')}`, port: 0, controllerPort: 0 };
-const fx = useIntegrationFixture('weir-it-crash', {
-  brokers: async () => {
-    Object.assign(instance, { port: await freePort(), controllerPort: await freePort() });
-    await startBroker({ instance, heap: '512m', timeoutMs: 120_000 });
-    return instanceBrokers(instance);
-  },
-  hookTimeoutMs: 180_000,
-});
-fx.onTeardown(() => removeBrokerInstance(instance));
+const broker = ownBroker('crash');
+const { instance } = broker;
+const fx = useIntegrationFixture('weir-it-crash', { brokers: broker.start, hookTimeoutMs: 180_000 });
+fx.onTeardown(broker.remove);
 
 /** Resolves when `parties` callers have arrived; the last one runs `action` first. */
 function barrier(parties: number, action: () => Promise<void>): () => Promise<void> {
@@ -226,7 +219,7 @@ describe('crash test: 10 000 records, 10 SIGKILLs, a rebalance, a broker restart
     const input = crashInput(seededRandom(SEED));
     const restart = barrier(2, async () => {
       await stopBroker({ instance });
-      await startBroker({ instance, heap: '512m', timeoutMs: 120_000 });
+      await startBroker({ instance, ...OWN_BROKER_START });
     });
     const [eos, alos] = await Promise.all([
       run('exactly_once', input, seededRandom(SEED + 1), restart),
