@@ -83,6 +83,16 @@ describe('KafkajsLogRouter', () => {
     ]);
   });
 
+  it('takes an Error passed as the message (as kafkajs does in places)', () => {
+    const { logger, lines } = capture();
+    new KafkajsLogRouter(logger).route({
+      namespace: 'BrokerPool',
+      level: logLevel.ERROR,
+      log: { message: new Error('Closed connection'), retryCount: 2 },
+    });
+    expect(lines).toMatchObject([{ level: WARN, msg: 'kafka broker unreachable; kafkajs retries', error: 'Closed connection' }]);
+  });
+
   it('aggregates connection errors: one warn per broker per interval with a count, one info when the connection is back', () => {
     const { logger, lines } = capture();
     let now = 1_000_000;

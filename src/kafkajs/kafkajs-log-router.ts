@@ -7,7 +7,7 @@ const KAFKAJS_LEVEL = { error: 1, warn: 2, info: 4, debug: 5 } as const;
 export interface KafkajsLogEntry {
   readonly namespace: string;
   readonly level: number;
-  readonly log: { readonly message: string; readonly [field: string]: unknown };
+  readonly log: { readonly message: unknown; readonly [field: string]: unknown };
 }
 
 /** Options of {@link KafkajsLogRouter}. Times in ms. */
@@ -28,11 +28,12 @@ const GROUP_CHATTER =
 /**
  * Errors kafkajs retries itself after a broker restart (a group coordinator loading, not
  * available or moved; a partition leader being elected or moved — weir reports a write that
- * still fails as the task's port error), and its consumer's `Crash:` line, which weir reports
+ * still fails as the task's port error), `CONCURRENT_TRANSACTIONS` while a fenced or crashed
+ * producer's transaction is completed, and its consumer's `Crash:` line, which weir reports
  * itself (the worker: `kafka consumer stopped`, the DLQ tools: the command's error).
  */
 const HANDLED_ELSEWHERE =
-  /coordinator is (loading|not available)|not the correct coordinator|leadership election|not the leader for that topic-partition|^Crash: /i;
+  /coordinator is (loading|not available)|not the correct coordinator|leadership election|not the leader for that topic-partition|concurrent operation on the same transaction|^Crash: /i;
 /** Messages and errors that say a broker cannot be reached. */
 const CONNECTION_TROUBLE =
   /Connection error|Connection timeout|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Closed connection|Failed to connect|KafkaJSConnection|socket hang up|not connected/i;
@@ -78,7 +79,10 @@ export class KafkajsLogRouter {
   /** Handles one kafkajs log call (kafkajs' `logCreator` returns this, bound). */
   route(entry: KafkajsLogEntry): void {
     const { namespace, level } = entry;
-    const { message, timestamp: _timestamp, logger: _logger, ...fields } = entry.log;
+    const { message: raw, timestamp: _timestamp, logger: _logger, ...rest } = entry.log;
+    // kafkajs passes an Error as the message in a few places.
+    const message = raw instanceof Error ? raw.message : String(raw);
+    const fields: Record<string, unknown> = raw instanceof Error ? { ...rest, err: raw } : rest;
     if (level >= KAFKAJS_LEVEL.debug) {
       if (this.outages.size > 0 && message.startsWith('Response ') && fields['error'] === undefined) this.recovered(fields['broker']);
       this.emit('trace', namespace, fields, message);
