@@ -12,8 +12,12 @@ export interface GroupConsumerHandlers {
   onBatch(topic: string, partition: number, records: InputRecord[], nextOffset: number): boolean;
   /** The group is rebalancing under the eager protocol: every partition may be revoked. */
   onRebalancing(): void;
-  /** The whole new assignment after a (re)join (eager protocol). */
-  onAssignment(assignment: readonly TopicPartition[]): void;
+  /**
+   * The whole new assignment after a (re)join (eager protocol).
+   *
+   * @param memberId the member id the group coordinator gave this consumer
+   */
+  onAssignment(assignment: readonly TopicPartition[], memberId: string): void;
   /** The consumer gave up (it stopped); the worker builds a new one. */
   onCrash(error: unknown): void;
   /**

@@ -37,7 +37,7 @@ export class KafkajsGroupConsumer implements GroupConsumer {
         const assignment = Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) =>
           (partitions as number[]).map((partition) => ({ topic, partition })),
         );
-        handlers.onAssignment(assignment);
+        handlers.onAssignment(assignment, event.payload.memberId);
       }),
       this.consumer.on(CRASH, (event) => handlers.onCrash(event.payload.error)),
       // kafkajs resolves batches emptied by filtering itself and never passes them to

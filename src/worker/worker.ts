@@ -12,6 +12,7 @@ import { ResilienceRegistry } from '../runtime/processor-resilience.js';
 import { consumedTopics, type CompiledTopology } from '../topology/compiled-topology.js';
 import { createDedupStores, type DedupStores } from './dedup-stores.js';
 import { ensureTopics } from './ensure-topics.js';
+import type { LogContext } from './logger.js';
 import { createKafkaClient } from './kafka-clients.js';
 import { TaskFactory } from './task-factory.js';
 import { combineTaskListeners, taskLogListener } from './task-log-listener.js';
@@ -27,6 +28,8 @@ export interface WorkerOptions {
   readonly logger: Logger;
   readonly metrics?: WorkerMetrics;
   readonly clock?: Clock;
+  /** Where the worker puts the fields its log lines carry (the group member id once joined); see `createLogger`. */
+  readonly logContext?: LogContext;
 }
 
 /** A task start that failed is tried again after this long, ms. */
@@ -94,7 +97,8 @@ export class Worker {
     };
     this.client = await createKafkaClient('kafkajs', {
       brokers: config.brokers,
-      clientId: `weir-${topology.applicationId}`,
+      // Kafka's client.id of every connection: one per process, so `kafka-consumer-groups --describe` names the process.
+      clientId: `weir-${topology.applicationId}-${hostname()}-${process.pid}`,
       logger: this.logger,
     });
     const admin = this.client.admin();
@@ -147,7 +151,7 @@ export class Worker {
       {
         onBatch: (topic, partition, records, nextOffset) => this.onBatch({ topic, partition }, records, nextOffset),
         onRebalancing: () => this.onRebalancing(),
-        onAssignment: (assignment) => this.onAssignment(assignment),
+        onAssignment: (assignment, memberId) => this.onAssignment(assignment, memberId),
         onCrash: (error) => this.onCrash(error),
         onSkipped: (topic, partition, nextOffset) => {
           // The consumer fetches from the offset the task accepted up to, so nothing lies
@@ -192,8 +196,9 @@ export class Worker {
     for (const runner of this.runners.values()) runner.suspend();
   }
 
-  private onAssignment(assignment: readonly TopicPartition[]): void {
+  private onAssignment(assignment: readonly TopicPartition[], memberId: string): void {
     if (this.state === 'stopping' || this.state === 'stopped') return;
+    this.options.logContext?.joined(memberId);
     this.transition('running');
     const generation = ++this.generation;
     this.assignment = new Set(assignment.map(taskId));
