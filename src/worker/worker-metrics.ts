@@ -3,6 +3,7 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { CIRCUIT_STATE_VALUE } from '../failure/circuit-breaker.js';
 import type { ResilienceRegistry } from '../runtime/processor-resilience.js';
 import type { TaskListener } from '../runtime/task-listener.js';
+import type { HealthProbes } from './worker-health.js';
 
 /**
  * The worker's Prometheus metrics (prom-client), served on `/metrics` when a port is given.
@@ -118,14 +119,22 @@ export class WorkerMetrics {
   }
 
   /**
-   * Serves `/metrics` on `port` of every interface (0 picks a free port).
+   * Serves `/metrics` on `port` of every interface (0 picks a free port), and with `probes`
+   * also `/healthz` (liveness) and `/readyz` (readiness): JSON bodies, 200 or 503.
    *
    * @returns the port it listens on
+   * @throws the `listen` error (e.g. `EADDRINUSE`) when the port cannot be had
    */
-  async serve(port: number): Promise<number> {
+  async serve(port: number, probes?: HealthProbes): Promise<number> {
     const server = createServer((req, res) => {
-      if (req.url !== '/metrics') {
-        res.writeHead(404).end('not found; try /metrics\n');
+      const path = (req.url ?? '').split('?')[0];
+      if (probes !== undefined && (path === '/healthz' || path === '/readyz')) {
+        const { status, body } = path === '/healthz' ? probes.liveness() : probes.readiness();
+        res.writeHead(status, { 'content-type': 'application/json' }).end(`${JSON.stringify(body)}\n`);
+        return;
+      }
+      if (path !== '/metrics') {
+        res.writeHead(404).end(`not found; try /metrics${probes ? ', /healthz or /readyz' : ''}\n`);
         return;
       }
       this.registry.metrics().then(
