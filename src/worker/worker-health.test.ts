@@ -53,15 +53,15 @@ describe('WorkerHealth', () => {
       () => now,
     );
     const listener = h.listener();
-    listener.onPortError!({ task: 'in-1', port: 'producer', error: new Error('down'), retryInMs: 400 });
+    listener.onPortError!({ task: 'in-1', port: 'produce', error: new Error('down'), retryInMs: 400 });
     now += 900;
-    listener.onPortError!({ task: 'in-1', port: 'producer', error: new Error('down'), retryInMs: 800 });
+    listener.onPortError!({ task: 'in-1', port: 'produce', error: new Error('down'), retryInMs: 800 });
     expect(h.liveness().status).toBe(200);
-    expect(h.readiness().body['tasks']).toEqual([base.tasks[0], { ...base.tasks[1], portRetry: { port: 'producer', sinceMs: 10_000 } }]);
+    expect(h.readiness().body['tasks']).toEqual([base.tasks[0], { ...base.tasks[1], portRetry: { port: 'produce', sinceMs: 10_000 } }]);
     now += 200; // 1 100 ms since the first failure
     const live = h.liveness();
     expect(live.status).toBe(503);
-    expect(live.body['problems']).toEqual(['task in-1 retrying producer for 1100 ms (limit 1000 ms)']);
+    expect(live.body['problems']).toEqual(['task in-1 retrying produce for 1100 ms (limit 1000 ms)']);
     listener.onFlush!({ task: 'in-1', topic: 'in', partition: 1, records: 3, outputs: 3, confirmedKeys: 0 });
     expect(h.liveness().status).toBe(200);
   });
