@@ -60,6 +60,7 @@ export class AttemptRunner {
       if (admission.kind === 'wait') return admission;
       probe = admission.probe;
     }
+    const started = clock.now();
     const { outcome, call } = await runAttempt({
       applicationId: this.options.applicationId,
       sub,
@@ -71,11 +72,12 @@ export class AttemptRunner {
       onLateForward: () => events.lateForward(slot.raw, sub.processor.name),
     });
     const at = clock.now();
+    const durationMs = call === 'none' ? undefined : at - started;
     const attempt = prepared.kind === 'unreadable' ? history.attempts : history.attempts + 1;
     const heldUntil = call === 'none' ? undefined : this.gate.settle(at, call, probe, outcome);
     if (heldUntil !== undefined) {
       slot.retry = { history: { ...history, firstFailureMs: history.firstFailureMs ?? at }, dueAt: heldUntil, held: true };
-      events.held(slot.raw, outcome, attempt, at, heldUntil - at);
+      events.held(slot.raw, outcome, attempt, at, heldUntil - at, durationMs);
       return { kind: 'wait', untilMs: heldUntil, reason: 'circuit-open' };
     }
     if (outcome.kind === 'retry-in-place') {
@@ -87,11 +89,11 @@ export class AttemptRunner {
         lastDelayMs: outcome.delayMs,
       };
       slot.retry = { history: next, dueAt };
-      events.outcome(slot.raw, outcome, attempt, at);
+      events.outcome(slot.raw, outcome, attempt, at, durationMs);
       return { kind: 'wait', untilMs: dueAt, reason: 'backoff' };
     }
     slot.retry = undefined;
-    events.outcome(slot.raw, outcome, attempt, at);
+    events.outcome(slot.raw, outcome, attempt, at, durationMs);
     return { kind: 'decided', outputs: outcome.kind === 'success' ? outcome.outputs : [outcome.output] };
   }
 }

@@ -9,7 +9,7 @@ import type { InputRecord, TopicPartition, TopicPartitionOffset } from '../recor
 import { taskId } from '../record/task-id.js';
 import type { Clock, OffsetCommitter } from '../runtime/ports.js';
 import { ResilienceRegistry } from '../runtime/processor-resilience.js';
-import { consumedTopics, type CompiledTopology } from '../topology/compiled-topology.js';
+import { consumedTopics, routeOf, type CompiledTopology } from '../topology/compiled-topology.js';
 import { createDedupStores, type DedupStores } from './dedup-stores.js';
 import { ensureTopics } from './ensure-topics.js';
 import { createKafkaClient } from './kafka-clients.js';
@@ -139,6 +139,16 @@ export class Worker {
     // One circuit breaker and retry budget per processor for the whole worker process.
     const resilience = new ResilienceRegistry(topology, (t) => listener.onCircuitTransition?.(t));
     this.metrics.watchResilience(resilience, () => (this.options.clock ?? Date).now());
+    this.metrics.watchTasks({
+      tasks: () =>
+        this.assigned.map((tp) => {
+          const task = this.runners.get(taskId(tp))?.task;
+          if (task === undefined) return { ...tp, state: 'creating' };
+          return { ...tp, state: task.currentState, position: task.position - task.buffered };
+        }),
+      endOffsets: async (topics) => new Map(await Promise.all(topics.map(async (t) => [t, await admin.latestOffsets(t)] as const))),
+      isRetryTier: (topic) => (routeOf(topology, topic)?.tier ?? null) !== null,
+    });
     this.factory = new TaskFactory({
       topology,
       client: this.client,
