@@ -84,6 +84,7 @@ export class PartitionTask {
       clock: options.clock,
       random: options.random ?? Math.random,
       maxRecordBytes: options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES,
+      ...(options.tracer ? { tracer: options.tracer } : {}),
     });
     this.maxPollRecords = options.maxPollRecords ?? 500;
     this.buffer = new TaskBuffer(options.startOffset);

@@ -13,6 +13,7 @@ import { consumedTopics, routeOf, type CompiledTopology } from '../topology/comp
 import { createDedupStores, type DedupStores } from './dedup-stores.js';
 import { ensureTopics } from './ensure-topics.js';
 import { createKafkaClient } from './kafka-clients.js';
+import { OtelAttemptTracer } from './otel-attempt-tracer.js';
 import { TaskFactory } from './task-factory.js';
 import { combineTaskListeners, taskLogListener } from './task-log-listener.js';
 import type { TaskRunner } from './task-runner.js';
@@ -159,6 +160,7 @@ export class Worker {
       logger: this.logger,
       listener,
       resilience,
+      tracer: new OtelAttemptTracer(),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
     });
     await this.startConsumer();
