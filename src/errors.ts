@@ -34,7 +34,8 @@ export type WeirErrorCode =
   | 'WEIR_LOOP_GUARD'
   | 'WEIR_MISSING_SOURCE_TOPIC'
   | 'WEIR_RECORD_TOO_LARGE'
-  | 'WEIR_ATTEMPT_TIMEOUT';
+  | 'WEIR_ATTEMPT_TIMEOUT'
+  | 'WEIR_METRICS_PORT';
 
 /** Base class of every error weir throws. */
 export class WeirError extends Error {
@@ -282,5 +283,25 @@ export class BrokerUnreachableError extends WeirError {
 export class TestDriverError extends WeirError {
   constructor(message: string) {
     super('WEIR_TEST_DRIVER', message);
+  }
+}
+
+/**
+ * The worker could not serve `/metrics`, `/healthz` and `/readyz` on its `--metrics-port`
+ * (most often: another process already listens there). A runtime failure (exit 1), not bad input.
+ */
+export class MetricsPortError extends WeirError {
+  readonly port: number;
+
+  constructor(port: number, options?: { cause?: unknown }) {
+    const code = (options?.cause as { code?: unknown } | undefined)?.code;
+    const reason =
+      code === 'EADDRINUSE'
+        ? 'the port is already in use'
+        : options?.cause instanceof Error
+          ? options.cause.message
+          : String(options?.cause ?? 'unknown error');
+    super('WEIR_METRICS_PORT', `cannot serve metrics and health checks on port ${port} (--metrics-port): ${reason}`, options);
+    this.port = port;
   }
 }

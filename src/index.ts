@@ -64,5 +64,6 @@ export {
   BrokerUnreachableError,
   TestDriverError,
   AttemptTimeoutError,
+  MetricsPortError,
 } from './errors.js';
 export type { WeirErrorCode } from './errors.js';

@@ -4,6 +4,7 @@ import { addDescribeCommands } from './describe-command.js';
 import { addDlqCommands } from './dlq/dlq-command.js';
 import { EXIT } from './report-error.js';
 import { addRunCommand } from './run-command.js';
+import { addStatusCommand } from './status-command.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
 
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
     .exitOverride();
   addRunCommand(program);
   addDescribeCommands(program);
+  addStatusCommand(program);
   addDlqCommands(program);
   return program;
 }

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { Worker } from '../worker/worker.js';
 import { createLogger, LogContext } from '../worker/logger.js';
-import { CONFIG_SOURCES, loadWorkerConfig } from '../worker/worker-config.js';
-import { ConfigError } from '../errors.js';
+import { loadWorkerConfig } from '../worker/worker-config.js';
+import { MetricsPortError } from '../errors.js';
 import { WorkerMetrics } from '../worker/worker-metrics.js';
 import { loadTopology } from './load-topology.js';
 import { EXIT, exitCodeOf, reportError } from './report-error.js';
@@ -33,7 +33,7 @@ export function addRunCommand(program: Command): void {
     .option('--session-timeout-ms <ms>', 'consumer session.timeout.ms [env WEIR_SESSION_TIMEOUT_MS, default 30000]')
     .option('--heartbeat-interval-ms <ms>', 'consumer heartbeat interval [env WEIR_HEARTBEAT_INTERVAL_MS]')
     .option('--partitions <n>', "partitions of topics weir creates [env WEIR_TOPIC_PARTITIONS, default: the source topic's]")
-    .option('--metrics-port <port>', 'serve Prometheus metrics on /metrics [env WEIR_METRICS_PORT]')
+    .option('--metrics-port <port>', 'serve /metrics (Prometheus), /healthz and /readyz on this port [env WEIR_METRICS_PORT]')
     .option('--transaction-timeout-ms <ms>', 'exactly_once transaction.timeout.ms [env WEIR_TRANSACTION_TIMEOUT_MS, default 60000]')
     .option(
       '--max-buffered-records <n>',
@@ -44,6 +44,14 @@ export function addRunCommand(program: Command): void {
       "largest record weir writes; keep it at most the broker's message.max.bytes [env WEIR_MAX_RECORD_BYTES, default 1000000]",
     )
     .option('--shutdown-timeout-ms <ms>', 'longest graceful shutdown [env WEIR_SHUTDOWN_TIMEOUT_MS, default 10000]')
+    .option(
+      '--event-loop-stall-ms <ms>',
+      '/healthz fails after an event-loop stall this long [env WEIR_EVENT_LOOP_STALL_MS, default 10000]',
+    )
+    .option(
+      '--stuck-task-ms <ms>',
+      '/healthz fails when a task retries a failed produce/commit/dedup call this long [env WEIR_STUCK_TASK_MS, default 300000]',
+    )
     .option('--verbose', 'print stack traces of errors')
     .action(async (file: string, flags: RunFlags) => {
       const code = await run(file, flags);
@@ -111,13 +119,10 @@ async function run(file: string, flags: RunFlags): Promise<number> {
   });
   const started = (async () => {
     if (config.metricsPort !== undefined) {
-      const port = await metrics.serve(config.metricsPort).catch((error: unknown) => {
-        throw new ConfigError(
-          CONFIG_SOURCES.metricsPort.flag,
-          `cannot listen on port ${config.metricsPort}: ${error instanceof Error ? error.message : String(error)}`,
-        );
+      const port = await metrics.serve(config.metricsPort, worker.health).catch((error: unknown) => {
+        throw new MetricsPortError(config.metricsPort!, { cause: error });
       });
-      logger.info({ port }, `metrics on http://127.0.0.1:${port}/metrics`);
+      logger.info({ port }, `metrics on http://127.0.0.1:${port}/metrics, health checks on /healthz and /readyz`);
     }
     await worker.start();
   })().then(

@@ -3,6 +3,7 @@ import { historyFromHeaders, type RetryHistory } from '../failure/retry-history.
 import type { OutputRecord } from '../record/record-types.js';
 import type { Subtopology } from '../topology/compiled-topology.js';
 import { AttemptGate } from './attempt-gate.js';
+import { withTraceHeaders, type AttemptTracer } from './attempt-tracer.js';
 import type { WaitReason } from './poll-result.js';
 import type { Clock } from './ports.js';
 import type { PreparedRecord } from './prepared-record.js';
@@ -28,6 +29,8 @@ export interface AttemptRunnerOptions {
   readonly random: Random;
   /** Largest record, bytes. */
   readonly maxRecordBytes: number;
+  /** Traces each attempt (a span per attempt, its context carried on in the outputs' headers); default none. */
+  readonly tracer?: AttemptTracer;
 }
 
 /**
@@ -60,22 +63,44 @@ export class AttemptRunner {
       if (admission.kind === 'wait') return admission;
       probe = admission.probe;
     }
-    const { outcome, call } = await runAttempt({
+    const started = clock.now();
+    const span = this.options.tracer?.start({
       applicationId: this.options.applicationId,
-      sub,
-      prepared,
-      history,
-      clock,
-      random: this.options.random,
-      maxRecordBytes: this.options.maxRecordBytes,
-      onLateForward: () => events.lateForward(slot.raw, sub.processor.name),
+      processor: sub.processor.name,
+      topic: slot.raw.topic,
+      partition: slot.raw.partition,
+      offset: slot.raw.offset,
+      attempt: prepared.kind === 'unreadable' ? history.attempts : history.attempts + 1,
+      maxAttempts: sub.processor.retry.maxAttempts,
+      key: slot.raw.key,
+      headers: slot.raw.headers,
     });
+    const run = () =>
+      runAttempt({
+        applicationId: this.options.applicationId,
+        sub,
+        prepared,
+        history,
+        clock,
+        random: this.options.random,
+        maxRecordBytes: this.options.maxRecordBytes,
+        onLateForward: () => events.lateForward(slot.raw, sub.processor.name),
+      });
+    const result = span === undefined ? await run() : await span.run(run);
+    const call = result.call;
+    const outcome = span === undefined ? result.outcome : withTraceHeaders(result.outcome, span.headers());
     const at = clock.now();
+    const durationMs = call === 'none' ? undefined : at - started;
     const attempt = prepared.kind === 'unreadable' ? history.attempts : history.attempts + 1;
     const heldUntil = call === 'none' ? undefined : this.gate.settle(at, call, probe, outcome);
+    span?.end(
+      outcome.kind === 'success'
+        ? { outcome: heldUntil === undefined ? outcome.kind : 'held' }
+        : { outcome: heldUntil === undefined ? outcome.kind : 'held', errorClass: outcome.errorClass, error: outcome.error },
+    );
     if (heldUntil !== undefined) {
       slot.retry = { history: { ...history, firstFailureMs: history.firstFailureMs ?? at }, dueAt: heldUntil, held: true };
-      events.held(slot.raw, outcome, attempt, at, heldUntil - at);
+      events.held(slot.raw, outcome, attempt, at, heldUntil - at, durationMs);
       return { kind: 'wait', untilMs: heldUntil, reason: 'circuit-open' };
     }
     if (outcome.kind === 'retry-in-place') {
@@ -87,11 +112,11 @@ export class AttemptRunner {
         lastDelayMs: outcome.delayMs,
       };
       slot.retry = { history: next, dueAt };
-      events.outcome(slot.raw, outcome, attempt, at);
+      events.outcome(slot.raw, outcome, attempt, at, durationMs);
       return { kind: 'wait', untilMs: dueAt, reason: 'backoff' };
     }
     slot.retry = undefined;
-    events.outcome(slot.raw, outcome, attempt, at);
+    events.outcome(slot.raw, outcome, attempt, at, durationMs);
     return { kind: 'decided', outputs: outcome.kind === 'success' ? outcome.outputs : [outcome.output] };
   }
 }

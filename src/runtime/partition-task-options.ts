@@ -1,6 +1,7 @@
 import type { Random } from '../failure/backoff.js';
 import type { CompiledTopology } from '../topology/compiled-topology.js';
 import type { Clock, DedupStore, OffsetCommitter, OffsetReader, RecordProducer, TransactionalProducer } from './ports.js';
+import type { AttemptTracer } from './attempt-tracer.js';
 import type { TaskListener } from './task-listener.js';
 import type { ProcessorResilience } from './processor-resilience.js';
 
@@ -32,4 +33,6 @@ export interface PartitionTaskOptions {
   readonly maxPollRecords?: number;
   /** Largest record, bytes (estimated): larger outputs dead-letter their input; default 1 000 000. */
   readonly maxRecordBytes?: number;
+  /** Traces each processing attempt; default none. */
+  readonly tracer?: AttemptTracer;
 }

@@ -84,6 +84,7 @@ export class PartitionTask {
       clock: options.clock,
       random: options.random ?? Math.random,
       maxRecordBytes: options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES,
+      ...(options.tracer ? { tracer: options.tracer } : {}),
     });
     this.maxPollRecords = options.maxPollRecords ?? 500;
     this.buffer = new TaskBuffer(options.startOffset);
@@ -262,6 +263,7 @@ export class PartitionTask {
     const nextOffset = this.buffer.nextOffset();
     if (unit.isEmpty && (!commitDue || nextOffset <= this.writer.committedOffset)) return undefined;
     const result = await this.writer.write(unit, nextOffset, commitDue);
+    const durationMs = this.options.clock.now() - now;
     switch (result.kind) {
       case 'fenced':
         this.transition({ kind: 'fenced' });
@@ -277,7 +279,7 @@ export class PartitionTask {
         const confirmed = this.dedup ? await this.dedup.confirm(unit.dedupKeys, this.buffer.waiting(), this.events.listener) : 0;
         this.buffer.dropProcessed();
         this.unit = new UnitOfWork();
-        this.events.flushed(this.topic, this.partition, unit, confirmed, result.committed ? nextOffset : undefined);
+        this.events.flushed(this.topic, this.partition, unit, confirmed, result.committed ? nextOffset : undefined, durationMs);
         if (result.committed || nextOffset <= this.writer.committedOffset) this.lastCommitAt = now;
         if (result.commitError !== undefined) return this.portFailed('commit', result.commitError);
         break;

@@ -13,25 +13,46 @@ export class TaskEvents {
     readonly listener: TaskListener | undefined,
   ) {}
 
-  /** A record's outcome (`'duplicate'`: skipped by dedup), decided at `atMs`. */
-  outcome(raw: InputRecord, outcome: RecordOutcome | 'duplicate', attempt: number, atMs: number): void {
+  /** The fields every record event carries. */
+  private base(raw: InputRecord, attempt: number, atMs: number, durationMs: number | undefined) {
+    return {
+      task: this.task,
+      topic: raw.topic,
+      partition: raw.partition,
+      offset: raw.offset,
+      attempt,
+      atMs,
+      timestampMs: raw.timestamp,
+      ...(durationMs !== undefined ? { durationMs } : {}),
+    };
+  }
+
+  /** A record's outcome (`'duplicate'`: skipped by dedup), decided at `atMs` by an attempt of `durationMs`. */
+  outcome(raw: InputRecord, outcome: RecordOutcome | 'duplicate', attempt: number, atMs: number, durationMs?: number): void {
     const onRecord = this.listener?.onRecord;
     if (onRecord === undefined) return;
-    const base = { task: this.task, topic: raw.topic, partition: raw.partition, offset: raw.offset, attempt, atMs };
+    const base = this.base(raw, attempt, atMs, durationMs);
     if (outcome === 'duplicate') onRecord({ ...base, outcome: 'duplicate' });
     else if (outcome.kind === 'success') onRecord({ ...base, outcome: 'success', outputs: outcome.outputs.length });
     else {
       const failure = { errorClass: outcome.errorClass, errorMessage: errorMessageOf(outcome.error) };
       if (outcome.kind === 'dead-letter') onRecord({ ...base, outcome: 'dead-letter', ...failure });
-      else onRecord({ ...base, outcome: 'retry', ...failure, delayMs: outcome.delayMs });
+      else
+        onRecord({
+          ...base,
+          outcome: 'retry',
+          ...failure,
+          delayMs: outcome.delayMs,
+          ...(outcome.kind === 'retry-topic' ? { retryTopic: outcome.output.topic } : {}),
+        });
     }
   }
 
   /** A failed attempt charged to the tripped circuit breaker: the record waits `waitMs` with its attempts unchanged. */
-  held(raw: InputRecord, outcome: RecordOutcome, attempt: number, atMs: number, waitMs: number): void {
+  held(raw: InputRecord, outcome: RecordOutcome, attempt: number, atMs: number, waitMs: number, durationMs?: number): void {
     const onRecord = this.listener?.onRecord;
     if (onRecord === undefined || outcome.kind === 'success') return;
-    const base = { task: this.task, topic: raw.topic, partition: raw.partition, offset: raw.offset, attempt, atMs };
+    const base = this.base(raw, attempt, atMs, durationMs);
     onRecord({ ...base, outcome: 'held', errorClass: outcome.errorClass, errorMessage: errorMessageOf(outcome.error), delayMs: waitMs });
   }
 
@@ -58,8 +79,16 @@ export class TaskEvents {
     });
   }
 
-  flushed(topic: string, partition: number, unit: UnitOfWork, confirmedKeys: number, committedOffset: number | undefined): void {
+  flushed(
+    topic: string,
+    partition: number,
+    unit: UnitOfWork,
+    confirmedKeys: number,
+    committedOffset: number | undefined,
+    durationMs?: number,
+  ): void {
     this.listener?.onFlush?.({
+      ...(durationMs !== undefined ? { durationMs } : {}),
       task: this.task,
       topic,
       partition,

@@ -24,10 +24,16 @@ export interface RecordEvent {
   readonly errorMessage?: string;
   /** Retries: the backoff delay chosen, ms; `'held'`: the wait for the breaker, ms. */
   readonly delayMs?: number;
+  /** Retries through a retry topic: the tier the copy went to (absent for a retry in place). */
+  readonly retryTopic?: string;
   /** Success: how many outputs went to sinks. */
   readonly outputs?: number;
   /** Task clock time of the outcome, epoch ms. */
   readonly atMs: number;
+  /** The input record's timestamp, epoch ms. */
+  readonly timestampMs?: number;
+  /** How long the attempt took on the task clock (processor call, routing, serialization), ms; absent when no attempt ran. */
+  readonly durationMs?: number;
 }
 
 /** A port call that failed; the task retries after `retryInMs`. */
@@ -48,6 +54,8 @@ export interface FlushEvent {
   readonly committedOffset?: number;
   /** Dedup keys confirmed. */
   readonly confirmedKeys: number;
+  /** How long the write took on the task clock — produce and acks, offset commit or the whole transaction — ms. */
+  readonly durationMs?: number;
 }
 
 /**

@@ -6,6 +6,7 @@ import { taskId, transactionalId } from '../record/task-id.js';
 import { IllegalStateError } from '../errors.js';
 import { PartitionTask, type TaskOutputPorts } from '../runtime/partition-task.js';
 import type { Clock, OffsetCommitter } from '../runtime/ports.js';
+import type { AttemptTracer } from '../runtime/attempt-tracer.js';
 import type { TaskListener } from '../runtime/task-listener.js';
 import type { ResilienceRegistry } from '../runtime/processor-resilience.js';
 import { routeOf, type CompiledTopology } from '../topology/compiled-topology.js';
@@ -26,6 +27,8 @@ export interface TaskFactoryOptions {
   readonly listener: TaskListener;
   /** The processors' circuit breakers and retry budgets, shared by all tasks of the worker. */
   readonly resilience: ResilienceRegistry;
+  /** Traces every attempt (OpenTelemetry: a no-op unless an SDK is registered). */
+  readonly tracer?: AttemptTracer;
   readonly clock?: Clock;
 }
 
@@ -102,6 +105,7 @@ export class TaskFactory {
         maxRecordBytes: config.maxRecordBytes,
         ...(dedupStore ? { dedupStore } : {}),
         ...(resilience ? { resilience } : {}),
+        ...(this.options.tracer ? { tracer: this.options.tracer } : {}),
       });
       if (producer) this.producers.add(producer);
       const runner = new TaskRunner(task, {

@@ -33,6 +33,10 @@ export interface WorkerConfig {
   readonly maxRecordBytes: number;
   /** How long shutdown may take before the worker exits anyway. */
   readonly shutdownTimeoutMs: number;
+  /** `/healthz` fails when the event loop was blocked longer than this since the previous probe. */
+  readonly eventLoopStallMs: number;
+  /** `/healthz` fails when a task has been retrying a failed port call (produce, commit, transaction, dedup) longer than this. */
+  readonly stuckTaskMs: number;
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -54,6 +58,8 @@ export const CONFIG_SOURCES = {
   maxBufferedRecords: { flag: '--max-buffered-records', env: 'WEIR_MAX_BUFFERED_RECORDS' },
   maxRecordBytes: { flag: '--max-record-bytes', env: 'WEIR_MAX_RECORD_BYTES' },
   shutdownTimeoutMs: { flag: '--shutdown-timeout-ms', env: 'WEIR_SHUTDOWN_TIMEOUT_MS' },
+  eventLoopStallMs: { flag: '--event-loop-stall-ms', env: 'WEIR_EVENT_LOOP_STALL_MS' },
+  stuckTaskMs: { flag: '--stuck-task-ms', env: 'WEIR_STUCK_TASK_MS' },
 } as const satisfies Record<keyof WorkerConfig, { flag: string; env: string }>;
 
 type Key = keyof typeof CONFIG_SOURCES;
@@ -109,6 +115,8 @@ const schema = z.object({
   maxBufferedRecords: int(1, 1_000_000),
   maxRecordBytes: int(1_024, 1_073_741_824),
   shutdownTimeoutMs: int(100, 600_000),
+  eventLoopStallMs: int(10, 600_000),
+  stuckTaskMs: int(1_000, 86_400_000),
 });
 
 const DEFAULTS: Partial<Record<Key, string>> = {
@@ -120,6 +128,8 @@ const DEFAULTS: Partial<Record<Key, string>> = {
   maxBufferedRecords: '2000',
   maxRecordBytes: '1000000',
   shutdownTimeoutMs: '10000',
+  eventLoopStallMs: '10000',
+  stuckTaskMs: '300000',
 };
 
 /**

@@ -9,15 +9,17 @@ import type { InputRecord, TopicPartition, TopicPartitionOffset } from '../recor
 import { taskId } from '../record/task-id.js';
 import type { Clock, OffsetCommitter } from '../runtime/ports.js';
 import { ResilienceRegistry } from '../runtime/processor-resilience.js';
-import { consumedTopics, type CompiledTopology } from '../topology/compiled-topology.js';
+import { consumedTopics, routeOf, type CompiledTopology } from '../topology/compiled-topology.js';
 import { createDedupStores, type DedupStores } from './dedup-stores.js';
 import { ensureTopics } from './ensure-topics.js';
 import type { LogContext } from './logger.js';
 import { createKafkaClient } from './kafka-clients.js';
+import { OtelAttemptTracer } from './otel-attempt-tracer.js';
 import { TaskFactory } from './task-factory.js';
 import { combineTaskListeners, taskLogListener } from './task-log-listener.js';
 import type { TaskRunner } from './task-runner.js';
 import type { WorkerConfig } from './worker-config.js';
+import { WorkerHealth, type WorkerHealthSnapshot } from './worker-health.js';
 import { WorkerMetrics } from './worker-metrics.js';
 import { assertWorkerTransition, type WorkerState } from './worker-state.js';
 
@@ -45,6 +47,8 @@ const TASK_START_RETRY_MS = 1_000;
  */
 export class Worker {
   readonly metrics: WorkerMetrics;
+  /** Liveness and readiness (`/healthz`, `/readyz`). */
+  readonly health: WorkerHealth;
   private readonly logger: Logger;
   private state: WorkerState = 'starting';
   private client: KafkaClient | undefined;
@@ -56,6 +60,7 @@ export class Worker {
   private readonly runners = new Map<string, TaskRunner>();
   /** The partitions assigned by the latest join, by task id. */
   private assignment = new Set<string>();
+  private assigned: readonly TopicPartition[] = [];
   /** Counts joins; a task creation belongs to the join that asked for it. */
   private generation = 0;
   /** Tasks being created, by task id → the generation that asked for them. */
@@ -73,6 +78,26 @@ export class Worker {
   constructor(private readonly options: WorkerOptions) {
     this.logger = options.logger.child({ applicationId: options.topology.applicationId });
     this.metrics = options.metrics ?? new WorkerMetrics({ application_id: options.topology.applicationId });
+    this.health = new WorkerHealth(() => this.healthSnapshot(), options.config);
+  }
+
+  /** The group member id of the current consumer (undefined before it joined). */
+  get memberId(): string | undefined {
+    return this.consumer?.memberId;
+  }
+
+  private healthSnapshot(): WorkerHealthSnapshot {
+    return {
+      state: this.state,
+      consumerRestarting: this.restart !== undefined,
+      groupId: this.options.topology.applicationId,
+      memberId: this.memberId,
+      generation: this.generation,
+      tasks: this.assigned.map((tp) => {
+        const id = taskId(tp);
+        return { task: id, topic: tp.topic, partition: tp.partition, state: this.runners.get(id)?.task.currentState ?? 'creating' };
+      }),
+    };
   }
 
   /** Current lifecycle state (see {@link WorkerState}). */
@@ -115,10 +140,20 @@ export class Worker {
       stillStarting();
     }
     this.dedupStores = createDedupStores(topology, config, this.options.clock);
-    const listener = combineTaskListeners(this.metrics.listener(), taskLogListener(this.logger));
+    const listener = combineTaskListeners(this.metrics.listener(), taskLogListener(this.logger), this.health.listener());
     // One circuit breaker and retry budget per processor for the whole worker process.
     const resilience = new ResilienceRegistry(topology, (t) => listener.onCircuitTransition?.(t));
     this.metrics.watchResilience(resilience, () => (this.options.clock ?? Date).now());
+    this.metrics.watchTasks({
+      tasks: () =>
+        this.assigned.map((tp) => {
+          const task = this.runners.get(taskId(tp))?.task;
+          if (task === undefined) return { ...tp, state: 'creating' };
+          return { ...tp, state: task.currentState, position: task.position - task.buffered };
+        }),
+      endOffsets: async (topics) => new Map(await Promise.all(topics.map(async (t) => [t, await admin.latestOffsets(t)] as const))),
+      isRetryTier: (topic) => (routeOf(topology, topic)?.tier ?? null) !== null,
+    });
     this.factory = new TaskFactory({
       topology,
       client: this.client,
@@ -129,6 +164,7 @@ export class Worker {
       logger: this.logger,
       listener,
       resilience,
+      tracer: new OtelAttemptTracer(),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
     });
     await this.startConsumer();
@@ -202,6 +238,7 @@ export class Worker {
     this.transition('running');
     const generation = ++this.generation;
     this.assignment = new Set(assignment.map(taskId));
+    this.assigned = assignment;
     this.logger.info({ generation, partitions: [...this.assignment] }, 'partitions assigned');
     for (const [id, runner] of this.runners) {
       if (this.assignment.has(id)) {
@@ -282,6 +319,7 @@ export class Worker {
     const runners = [...this.runners.values()];
     this.runners.clear();
     this.assignment.clear();
+    this.assigned = [];
     await Promise.all(runners.map((r) => r.stop('close')));
     await this.consumer?.stop().catch(() => undefined);
     const backoff = new CappedBackoff(1_000, 10_000);
@@ -314,7 +352,9 @@ export class Worker {
     await this.producer?.disconnect().catch(() => undefined);
     await this.dedupStores?.close();
     await this.admin?.disconnect().catch(() => undefined);
+    this.assigned = [];
     this.transition('stopped');
+    this.health.close();
     this.logger.info('worker stopped');
   }
 

@@ -1,0 +1,129 @@
+/**
+ * `/healthz` and `/readyz` of `weir run --metrics-port` on the real broker: the readiness
+ * lifecycle (start → ready → a second worker joins, a rebalance → ready → SIGTERM → not ready),
+ * the JSON bodies (tasks with their states, the group member id), and a `--metrics-port` that
+ * is already in use (exit 1, naming the port).
+ */
+import { createServer } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../../scripts/lib/free-port.js';
+import { waitFor } from '../../scripts/lib/wait-for.js';
+import { runWeir } from '../../scripts/lib/worker-process.js';
+import { useIntegrationFixture } from './support/integration-fixture.js';
+import { SCRIPTED_TOPOLOGY, ScriptedScenarios } from './support/scripted-scenario.js';
+
+const fx = useIntegrationFixture('weir-it-health');
+const scenarios = new ScriptedScenarios(fx);
+
+interface Probe {
+  readonly status: number;
+  readonly body: {
+    readonly status: string;
+    readonly state: string;
+    readonly memberId: string | null;
+    readonly generation: number;
+    readonly tasks: ReadonlyArray<{ readonly task: string; readonly state: string }>;
+  };
+}
+
+/** GET a probe; undefined while nothing listens on the port. */
+async function probe(port: number, path: '/readyz' | '/healthz'): Promise<Probe | undefined> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`);
+    return { status: res.status, body: (await res.json()) as Probe['body'] };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Polls `/readyz` every 20 ms, keeping every answer, until `until` holds for one (or the port closes, with `untilClosed`). */
+async function watchReadiness(port: number, until: (p: Probe) => boolean, timeoutMs: number, untilClosed = false): Promise<Probe[]> {
+  const seen: Probe[] = [];
+  let answered = false;
+  await waitFor(
+    async () => {
+      const p = await probe(port, '/readyz');
+      if (p === undefined) return untilClosed && answered;
+      answered = true;
+      seen.push(p);
+      return !untilClosed && until(p);
+    },
+    timeoutMs,
+    () => `readiness on port ${port}: last answers ${JSON.stringify(seen.slice(-3))}`,
+    20,
+  );
+  return seen;
+}
+
+describe('weir run: /healthz and /readyz', () => {
+  it('is not ready while starting, during a rebalance and during shutdown, and ready in between', async () => {
+    const sc = await scenarios.create('weir-it-health', {
+      partitions: 4,
+      // Each attempt takes 1.5 s, so SIGTERM finds a record in hand and shutdown lasts a while.
+      env: { WEIR_TEST_RECORD_DELAY_MS: '1500' },
+      args: ['--session-timeout-ms', '6000'],
+    });
+    const [port1, port2] = [await freePort(), await freePort()];
+
+    // start → ready
+    const first = sc.start(['--metrics-port', String(port1)]);
+    const starting = await watchReadiness(port1, (p) => p.status === 200, 60_000);
+    expect(starting[0]).toMatchObject({ status: 503, body: { status: 'not ready', state: 'starting' } });
+    const ready1 = starting.at(-1)!;
+    expect(ready1.body.state).toBe('running');
+    expect(ready1.body.memberId).toMatch(/^weir-/);
+    expect(ready1.body.tasks.map((t) => t.task).sort()).toEqual([0, 1, 2, 3].map((p) => `${sc.topics.source}-${p}`));
+    expect(ready1.body.tasks.every((t) => t.state === 'running')).toBe(true);
+    const live = await probe(port1, '/healthz');
+    expect(live).toMatchObject({ status: 200, body: { status: 'ok', state: 'running', memberId: ready1.body.memberId } });
+
+    // a second worker joins: the first rebalances and is ready again, with fewer tasks
+    const second = sc.start(['--metrics-port', String(port2)]);
+    const ready2 = (await watchReadiness(port2, (p) => p.status === 200 && p.body.tasks.length > 0, 60_000)).at(-1)!;
+    const after1 = (
+      await watchReadiness(port1, (p) => p.status === 200 && p.body.generation > ready1.body.generation && p.body.tasks.length < 4, 60_000)
+    ).at(-1)!;
+    expect(ready2.body.memberId).not.toBe(after1.body.memberId);
+    expect(new Set([...after1.body.tasks, ...ready2.body.tasks].map((t) => t.task))).toEqual(new Set(ready1.body.tasks.map((t) => t.task)));
+    await first.waitForLog((l) => l.msg === 'group rebalancing: suspending tasks');
+
+    // A rebalance long enough to watch: freeze the second worker, then a third joins; the group
+    // waits for the frozen member until its session (6 s) expires, and the first stays 503 meanwhile.
+    second.child.kill('SIGSTOP');
+    const third = sc.start();
+    const rebalance = await watchReadiness(port1, (p) => p.status === 200 && p.body.generation > after1.body.generation, 60_000);
+    const during = rebalance.filter((p) => p.body.state === 'rebalancing');
+    expect(during.length).toBeGreaterThan(0);
+    expect(during.every((p) => p.status === 503 && p.body.status === 'not ready')).toBe(true);
+    expect(rebalance.at(-1)!.body.tasks.every((t) => t.state === 'running')).toBe(true);
+
+    // SIGTERM with records in hand → not ready (stopping) until the process is gone
+    await sc.send(Array.from({ length: 8 }, (_, seq) => ({ id: `h${seq}`, seq })));
+    // once one record is out, the others (1.5 s each, in offset order per partition) are in hand or queued
+    expect((await sc.outcomes((rs) => rs.length >= 1, 30_000)).complete).toBe(true);
+    first.child.kill('SIGTERM');
+    const stopping = await watchReadiness(port1, () => false, 30_000, true);
+    expect(stopping.some((p) => p.status === 503 && p.body.state === 'stopping')).toBe(true);
+    expect(stopping.every((p) => p.status === 503)).toBe(true);
+    expect(await first.exited).toBe(0);
+    expect(await third.stop('SIGTERM')).toBe(0);
+  });
+
+  it('exits 1 naming the port when --metrics-port is already in use', async () => {
+    const sc = await scenarios.create('weir-it-health-port', { partitions: 1 });
+    const blocker = createServer();
+    const port = await new Promise<number>((resolve) => blocker.listen(0, () => resolve((blocker.address() as { port: number }).port)));
+    try {
+      const result = await runWeir(['run', SCRIPTED_TOPOLOGY, '--application-id', sc.id, '--metrics-port', String(port)], {
+        env: { WEIR_TEST_SOURCE: sc.topics.source, WEIR_TEST_SINK: sc.topics.sink, WEIR_TEST_DLQ: sc.topics.dlq },
+        timeoutMs: 30_000,
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `cannot serve metrics and health checks on port ${port} (--metrics-port): the port is already in use`,
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+});
