@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { Worker } from '../worker/worker.js';
-import { createLogger } from '../worker/logger.js';
+import { createLogger, LogContext } from '../worker/logger.js';
 import { loadWorkerConfig } from '../worker/worker-config.js';
 import { MetricsPortError } from '../errors.js';
 import { WorkerMetrics } from '../worker/worker-metrics.js';
@@ -84,9 +84,10 @@ async function run(file: string, flags: RunFlags): Promise<number> {
     reportError(error, verbose);
     return exitCodeOf(error);
   }
-  const logger = createLogger(config.logLevel);
+  const logContext = new LogContext();
+  const logger = createLogger(config.logLevel, undefined, logContext);
   const metrics = new WorkerMetrics({ application_id: topology.applicationId });
-  const worker = new Worker({ topology, config, logger, metrics });
+  const worker = new Worker({ topology, config, logger, metrics, logContext });
 
   const shutdown = async (signal: string): Promise<number> => {
     logger.info({ signal }, 'shutting down');

@@ -12,8 +12,12 @@ export interface GroupConsumerHandlers {
   onBatch(topic: string, partition: number, records: InputRecord[], nextOffset: number): boolean;
   /** The group is rebalancing under the eager protocol: every partition may be revoked. */
   onRebalancing(): void;
-  /** The whole new assignment after a (re)join (eager protocol). */
-  onAssignment(assignment: readonly TopicPartition[]): void;
+  /**
+   * The whole new assignment after a (re)join (eager protocol).
+   *
+   * @param memberId the member id the group coordinator gave this consumer
+   */
+  onAssignment(assignment: readonly TopicPartition[], memberId: string): void;
   /** The consumer gave up (it stopped); the worker builds a new one. */
   onCrash(error: unknown): void;
   /**
@@ -43,11 +47,6 @@ export interface GroupConsumerOptions {
  * worker decides what to do (`onCrash`).
  */
 export interface GroupConsumer extends OffsetCommitter {
-  /**
-   * The member id the group coordinator gave this consumer at its latest join (what
-   * `kafka-consumer-groups --describe` prints as CONSUMER-ID); undefined before the first join.
-   */
-  readonly memberId: string | undefined;
   /** Joins the group and starts fetching. @throws the client's error when the broker cannot be reached */
   start(): Promise<void>;
   /** Stops fetching a partition. */

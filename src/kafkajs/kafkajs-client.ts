@@ -11,29 +11,19 @@ import type {
 import type { TopicRangeReadOptions } from '../kafka/topic-range.js';
 import { KafkajsAdmin } from './kafkajs-admin.js';
 import { KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
+import { KafkajsLogRouter } from './kafkajs-log-router.js';
 import { KafkajsRecordProducer } from './kafkajs-record-producer.js';
 import { readKafkajsTopicRange } from './kafkajs-topic-range-reader.js';
 import { KafkajsTransactionalProducer } from './kafkajs-transactional-producer.js';
 
 /**
- * kafkajs log levels mapped to pino. kafkajs logs retried, recoverable protocol errors
- * (e.g. `COORDINATOR_LOAD_IN_PROGRESS`, `CONCURRENT_TRANSACTIONS`) at ERROR; weir reports
- * failures that matter itself, so kafkajs' ERROR becomes `warn` and INFO becomes `debug`.
- */
-const LEVELS: Record<number, 'warn' | 'debug' | 'trace'> = {
-  [logLevel.ERROR]: 'warn',
-  [logLevel.WARN]: 'warn',
-  [logLevel.INFO]: 'debug',
-  [logLevel.DEBUG]: 'trace',
-};
-
-/**
  * The one place weir builds a kafkajs client. kafkajs logs go to the worker's pino logger,
- * under `component: 'kafkajs'`. With `failFast` (CLI tools) kafkajs retries for about 3 s
- * before giving up, so a stopped broker is reported quickly.
+ * under `component: 'kafkajs'`, through a {@link KafkajsLogRouter}: group chatter at `debug`,
+ * connection errors aggregated per broker, other problems at `warn`. With `failFast` (CLI
+ * tools) kafkajs retries for about 3 s before giving up, so a stopped broker is reported quickly.
  */
 function createKafka(options: KafkaClientOptions): Kafka {
-  const log = options.logger.child({ component: 'kafkajs' });
+  const router = new KafkajsLogRouter(options.logger);
   return new Kafka({
     clientId: options.clientId,
     brokers: [...options.brokers],
@@ -42,14 +32,7 @@ function createKafka(options: KafkaClientOptions): Kafka {
       ? { retries: 3, initialRetryTime: 250, maxRetryTime: 2_000 }
       : { retries: 8, initialRetryTime: 300, maxRetryTime: 5_000 },
     logLevel: logLevel.DEBUG,
-    logCreator:
-      () =>
-      ({ namespace, level, log: entry }: LogEntry) => {
-        const method = LEVELS[level] ?? 'debug';
-        if (!log.isLevelEnabled(method)) return;
-        const { message, timestamp: _timestamp, logger: _logger, ...rest } = entry as { message: string; [key: string]: unknown };
-        log[method]({ namespace, ...rest }, message);
-      },
+    logCreator: () => (entry: LogEntry) => router.route(entry),
   });
 }
 

@@ -13,7 +13,6 @@ import { toInputRecord } from './kafkajs-messages.js';
 export class KafkajsGroupConsumer implements GroupConsumer {
   private readonly consumer: Consumer;
   private readonly removers: Array<() => void> = [];
-  private member: string | undefined;
 
   constructor(
     kafka: Kafka,
@@ -35,11 +34,10 @@ export class KafkajsGroupConsumer implements GroupConsumer {
     this.removers.push(
       this.consumer.on(REBALANCING, () => handlers.onRebalancing()),
       this.consumer.on(GROUP_JOIN, (event) => {
-        this.member = event.payload.memberId;
         const assignment = Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) =>
           (partitions as number[]).map((partition) => ({ topic, partition })),
         );
-        handlers.onAssignment(assignment);
+        handlers.onAssignment(assignment, event.payload.memberId);
       }),
       this.consumer.on(CRASH, (event) => handlers.onCrash(event.payload.error)),
       // kafkajs resolves batches emptied by filtering itself and never passes them to
@@ -48,10 +46,6 @@ export class KafkajsGroupConsumer implements GroupConsumer {
         if (payload.batchSize === 0) handlers.onSkipped(payload.topic, payload.partition, Number(payload.lastOffset) + 1);
       }),
     );
-  }
-
-  get memberId(): string | undefined {
-    return this.member;
   }
 
   async start(): Promise<void> {

@@ -11,6 +11,9 @@ export type Admission =
   | { readonly kind: 'call'; readonly probe: boolean }
   | { readonly kind: 'wait'; readonly untilMs: number; readonly reason: Extract<WaitReason, 'circuit-open' | 'retry-budget'> };
 
+/** The admission of a call when the processor has no circuit breaker. */
+const UNGUARDED: Admission = Object.freeze({ kind: 'call', probe: false });
+
 /**
  * A task's side of its processor's outage guards ({@link ProcessorResilience}): before an
  * attempt, a retry (the record failed before) needs a retry-budget token and every call a
@@ -38,13 +41,13 @@ export class AttemptGate {
         return { kind: 'wait', untilMs: answer.retryAtMs, reason: 'retry-budget' };
       }
     }
-    const permit = breaker?.acquire(now) ?? { kind: 'call', probe: false };
+    const permit = breaker?.acquire(now) ?? UNGUARDED;
     if (permit.kind === 'wait') return { kind: 'wait', untilMs: permit.untilMs, reason: 'circuit-open' };
     if (budget !== null) {
       if (isRetry) budget.tryRetry(now);
       else if (slot.retry === undefined) budget.firstAttempt(now);
     }
-    slot.budgetDelayed = false;
+    if (slot.budgetDelayed === true) slot.budgetDelayed = false;
     return permit;
   }
 

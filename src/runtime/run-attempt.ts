@@ -41,21 +41,25 @@ const systemAfter = (delayMs: number, fn: () => void): (() => void) => {
 
 type Settled = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
 
+/** Runs the processor to the end (no `timeoutMs`): the cheap path, one await. */
+async function callUnbounded(call: () => unknown): Promise<Settled> {
+  try {
+    return { ok: true, value: await call() };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
 /**
- * Runs the processor, bounded by `timeoutMs` when it is set: at the timeout `signal` aborts and
- * the call settles as an `AttemptTimeoutError`, whether or not the processor stops.
+ * Runs the processor bounded by `timeoutMs`: at the timeout `abort` is called and the call
+ * settles as an `AttemptTimeoutError`, whether or not the processor stops.
  */
-function callProcessor(input: AttemptInput, call: () => unknown, controller: AbortController): Promise<Settled> {
-  const settled = (async () => call())().then(
-    (value): Settled => ({ ok: true, value }),
-    (error: unknown): Settled => ({ ok: false, error }),
-  );
-  const { timeoutMs, name } = input.sub.processor;
-  if (timeoutMs === null) return settled;
+function callBounded(input: AttemptInput, timeoutMs: number, call: () => unknown, abort: (reason: unknown) => void): Promise<Settled> {
+  const settled = callUnbounded(call);
   return new Promise<Settled>((resolve) => {
     const onTimeout = (): void => {
-      const error = new AttemptTimeoutError(name, timeoutMs);
-      controller.abort(error);
+      const error = new AttemptTimeoutError(input.sub.processor.name, timeoutMs);
+      abort(error);
       resolve({ ok: false, error });
     };
     const { clock } = input;
@@ -103,7 +107,14 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const origin = recordOrigin(prepared.raw);
   const outputs: ProcessorOutput[] = [];
   let open = true;
-  const controller = new AbortController();
+  const { timeoutMs } = processor;
+  // ctx.signal is made on first use (most processors never read it), one per attempt.
+  let controller: AbortController | undefined;
+  let abortReason: unknown;
+  const abort = (reason: unknown): void => {
+    abortReason = reason;
+    controller?.abort(reason);
+  };
   const ctx: ProcessorContext = {
     applicationId: input.applicationId,
     processor: processor.name,
@@ -112,7 +123,13 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     originalTopic: origin.topic,
     originalPartition: origin.partition,
     originalOffset: origin.offset,
-    signal: controller.signal,
+    get signal(): AbortSignal {
+      if (controller === undefined) {
+        controller = new AbortController();
+        if (abortReason !== undefined) controller.abort(abortReason);
+      }
+      return controller.signal;
+    },
     forward(output) {
       if (!open) {
         // Throwing here would throw into the user's timer or callback, outside any attempt.
@@ -128,7 +145,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     },
   };
 
-  const settled = await callProcessor(input, () => processor.fn(record, ctx), controller);
+  const call = (): unknown => processor.fn(record, ctx);
+  const settled = timeoutMs === null ? await callUnbounded(call) : await callBounded(input, timeoutMs, call, abort);
   open = false;
   if (settled.ok && settled.value !== undefined) outputs.push({ value: settled.value });
 

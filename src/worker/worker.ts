@@ -12,6 +12,7 @@ import { ResilienceRegistry } from '../runtime/processor-resilience.js';
 import { consumedTopics, routeOf, type CompiledTopology } from '../topology/compiled-topology.js';
 import { createDedupStores, type DedupStores } from './dedup-stores.js';
 import { ensureTopics } from './ensure-topics.js';
+import type { LogContext } from './logger.js';
 import { createKafkaClient } from './kafka-clients.js';
 import { OtelAttemptTracer } from './otel-attempt-tracer.js';
 import { TaskFactory } from './task-factory.js';
@@ -29,6 +30,8 @@ export interface WorkerOptions {
   readonly logger: Logger;
   readonly metrics?: WorkerMetrics;
   readonly clock?: Clock;
+  /** Where the worker puts the fields its log lines carry (the group member id once joined); see `createLogger`. */
+  readonly logContext?: LogContext;
 }
 
 /** A task start that failed is tried again after this long, ms. */
@@ -58,6 +61,8 @@ export class Worker {
   /** The partitions assigned by the latest join, by task id. */
   private assignment = new Set<string>();
   private assigned: readonly TopicPartition[] = [];
+  /** The member id of the current consumer's latest join. */
+  private member: string | undefined;
   /** Counts joins; a task creation belongs to the join that asked for it. */
   private generation = 0;
   /** Tasks being created, by task id → the generation that asked for them. */
@@ -80,7 +85,7 @@ export class Worker {
 
   /** The group member id of the current consumer (undefined before it joined). */
   get memberId(): string | undefined {
-    return this.consumer?.memberId;
+    return this.member;
   }
 
   private healthSnapshot(): WorkerHealthSnapshot {
@@ -119,7 +124,8 @@ export class Worker {
     };
     this.client = await createKafkaClient('kafkajs', {
       brokers: config.brokers,
-      clientId: `weir-${topology.applicationId}`,
+      // Kafka's client.id of every connection: one per process, so `kafka-consumer-groups --describe` names the process.
+      clientId: `weir-${topology.applicationId}-${hostname()}-${process.pid}`,
       logger: this.logger,
     });
     const admin = this.client.admin();
@@ -183,7 +189,7 @@ export class Worker {
       {
         onBatch: (topic, partition, records, nextOffset) => this.onBatch({ topic, partition }, records, nextOffset),
         onRebalancing: () => this.onRebalancing(),
-        onAssignment: (assignment) => this.onAssignment(assignment),
+        onAssignment: (assignment, memberId) => this.onAssignment(assignment, memberId),
         onCrash: (error) => this.onCrash(error),
         onSkipped: (topic, partition, nextOffset) => {
           // The consumer fetches from the offset the task accepted up to, so nothing lies
@@ -228,8 +234,10 @@ export class Worker {
     for (const runner of this.runners.values()) runner.suspend();
   }
 
-  private onAssignment(assignment: readonly TopicPartition[]): void {
+  private onAssignment(assignment: readonly TopicPartition[], memberId: string): void {
     if (this.state === 'stopping' || this.state === 'stopped') return;
+    this.options.logContext?.joined(memberId);
+    this.member = memberId;
     this.transition('running');
     const generation = ++this.generation;
     this.assignment = new Set(assignment.map(taskId));
@@ -315,6 +323,7 @@ export class Worker {
     this.runners.clear();
     this.assignment.clear();
     this.assigned = [];
+    this.member = undefined;
     await Promise.all(runners.map((r) => r.stop('close')));
     await this.consumer?.stop().catch(() => undefined);
     const backoff = new CappedBackoff(1_000, 10_000);

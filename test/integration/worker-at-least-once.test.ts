@@ -10,6 +10,11 @@ import { ScriptedScenarios, scriptOf, type Script } from './support/scripted-sce
 const fx = useIntegrationFixture('weir-it-alos');
 const scenarios = new ScriptedScenarios(fx);
 
+/** Source partitions of every scenario here (the scenarios' default). */
+const PARTITIONS = 3;
+/** `commit.interval.ms` under at_least_once when `--commit-interval-ms` is not given. */
+const AT_LEAST_ONCE_COMMIT_INTERVAL_MS = 1_000;
+
 /** A scenario with 3 source partitions. */
 const scenario = (name: string, env: Record<string, string> = {}) => scenarios.create(name, { env });
 
@@ -93,29 +98,39 @@ describe('weir run (at_least_once, blocking retries)', () => {
     for (const p of committed!.partitions) expect(Number(p.offset)).toBe(ends.get(p.partition));
   });
 
-  it('loses nothing when the worker is SIGKILLed mid-stream and restarted (duplicates counted)', async () => {
+  it('loses nothing when the worker is SIGKILLed mid-stream and restarted, with duplicates bounded by one commit interval', async () => {
     const s = await scenario('kill', { WEIR_TEST_BACKOFF_MS: '5' });
     const total = 4_000;
+    const commitIntervalMs = 200;
     await s.send(Array.from({ length: total }, (_, seq) => ({ id: `r${seq}`, seq, ...(seq % 20 === 0 ? { failAttempts: 1 } : {}) })));
-    const first = s.start(['--commit-interval-ms', '200', '--session-timeout-ms', '6000']);
+    const first = s.start(['--commit-interval-ms', String(commitIntervalMs), '--session-timeout-ms', '6000']);
+    const assigned = await first.waitForLog((l) => l.msg === 'partitions assigned');
     const progress = await s.outcomes((rs) => rs.length >= total / 4);
     expect(progress.complete).toBe(true);
+    const killedAt = Date.now();
     expect(await first.stop('SIGKILL')).toBe('SIGKILL');
     const second = s.start();
     const { records, complete } = await s.outcomes((rs) => distinct(rs) >= total, 90_000);
     expect(await second.stop('SIGTERM')).toBe(0);
     expect(complete).toBe(true);
     const duplicates = records.length - distinct(records);
-    console.log(
-      `[kill test] inputs ${total}, outcomes ${records.length}, distinct ${distinct(records)}, duplicates ${duplicates}, lost ${total - distinct(records)}`,
-    );
     expect(distinct(records)).toBe(total);
+    // The bound, from the run: the first worker's rate, so the records of one commit interval
+    // (at twice the mean rate, for bursts) plus the record in hand of each task.
+    const byFirst = distinct(records.filter((r) => (scriptOf(r) as { pid?: number }).pid === first.child.pid));
+    const perMs = byFirst / (killedAt - Date.parse(String(assigned['time'])));
+    const bound = Math.ceil(2 * perMs * commitIntervalMs) + PARTITIONS;
+    console.log(
+      `[kill test] inputs ${total}, outcomes ${records.length}, duplicates ${duplicates} (bound ${bound}: ${(perMs * 1000).toFixed(0)} records/s)`,
+    );
+    expect(duplicates).toBeLessThanOrEqual(bound);
   });
 
-  it('hands partitions over when a second worker joins and the first one leaves, losing nothing', async () => {
+  it('hands partitions over when a second worker joins and the first one leaves, losing nothing, with duplicates bounded per rebalance', async () => {
     const s = await scenario('rebalance', { WEIR_TEST_BACKOFF_MS: '5', WEIR_TEST_RECORD_DELAY_MS: '2' });
     const total = 6_000;
     await s.send(Array.from({ length: total }, (_, seq) => ({ id: `r${seq}`, seq, ...(seq % 25 === 0 ? { failAttempts: 1 } : {}) })));
+    const began = Date.now();
     const a = s.start(['--session-timeout-ms', '6000', '--max-buffered-records', '200']);
     expect((await s.outcomes((rs) => rs.length >= total / 4)).complete).toBe(true);
     const b = s.start(['--session-timeout-ms', '6000', '--max-buffered-records', '200']);
@@ -130,9 +145,16 @@ describe('weir run (at_least_once, blocking retries)', () => {
     // Each worker saw the other: A at B's join, B at A's leave.
     expect(a.logs.filter((l) => l.msg === 'partitions assigned').length).toBeGreaterThanOrEqual(2);
     expect(b.logs.filter((l) => l.msg === 'partitions assigned').length).toBeGreaterThanOrEqual(2);
+    // The bound, from the run: at each of the two rebalances (B joins, A leaves), the moved
+    // partitions replay at most one commit interval (1 s, at twice the mean rate) plus the record
+    // in hand of each task.
+    const duplicates = records.length - distinct(records);
+    const perMs = total / (Date.now() - began);
+    const bound = 2 * (Math.ceil(2 * perMs * AT_LEAST_ONCE_COMMIT_INTERVAL_MS) + PARTITIONS);
     console.log(
-      `[rebalance test] inputs ${total}, outcomes ${records.length}, duplicates ${records.length - distinct(records)}, lost ${total - distinct(records)}`,
+      `[rebalance test] inputs ${total}, outcomes ${records.length}, duplicates ${duplicates} (bound ${bound}: ${(perMs * 1000).toFixed(0)} records/s)`,
     );
+    expect(duplicates).toBeLessThanOrEqual(bound);
   });
 
   it('keeps its group membership through a backoff longer than the session timeout', async () => {

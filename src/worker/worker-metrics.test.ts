@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { sink } from '../dsl/sink.js';
+import { topology } from '../dsl/topology-builder.js';
+import { ResilienceRegistry } from '../runtime/processor-resilience.js';
+import { compile } from '../topology/compile.js';
+import { WorkerMetrics } from './worker-metrics.js';
+
+const T0 = 1_000_000_000;
+
+/** The value of one sample in a Prometheus text exposition, or undefined. */
+function sample(text: string, line: string): number | undefined {
+  const found = text.split('\n').find((l) => l.startsWith(`${line} `));
+  return found === undefined ? undefined : Number(found.slice(line.length + 1));
+}
+
+describe('WorkerMetrics: outage guards', () => {
+  it('reports each breaker state and transition, the budget tokens at scrape time and the delayed retries', async () => {
+    const compiled = compile(
+      topology('app')
+        .source('in')
+        .process('guarded', (r) => r.value, {
+          circuitBreaker: { minimumCalls: 1, failureRateThreshold: 1, openMs: 1_000 },
+          retryBudget: { ratio: 0.5, minPerSecond: 2 },
+        })
+        .branch({ success: sink('out') })
+        .source('in2')
+        .process('plain', (r) => r.value)
+        .branch({ success: sink('out2') }),
+    );
+    const metrics = new WorkerMetrics();
+    const listener = metrics.listener();
+    const registry = new ResilienceRegistry(compiled, (t) => listener.onCircuitTransition?.(t));
+    let now = T0;
+    metrics.watchResilience(registry, () => now);
+    const guarded = registry.forProcessor('guarded');
+
+    let text = await metrics.registry.metrics();
+    expect(sample(text, 'weir_circuit_state{processor="guarded"}')).toBe(0);
+    expect(text).not.toContain('processor="plain"');
+    expect(sample(text, 'weir_retry_budget_tokens{processor="guarded"}')).toBe(20); // 2/s over 10 s
+
+    for (let i = 0; i < 4; i++) guarded?.budget?.firstAttempt(now);
+    guarded?.budget?.tryRetry(now);
+    guarded?.breaker?.record(now, 'failure', false, new Error('down'));
+    listener.onRetryDelayed?.({ task: 'in-0', processor: 'guarded', topic: 'in', partition: 0, offset: 7, untilMs: now + 1 });
+    text = await metrics.registry.metrics();
+    expect(sample(text, 'weir_circuit_state{processor="guarded"}')).toBe(2);
+    expect(sample(text, 'weir_circuit_transitions_total{processor="guarded",from="closed",to="open"}')).toBe(1);
+    expect(sample(text, 'weir_retry_budget_tokens{processor="guarded"}')).toBe(21); // 20 + 0.5 × 4 − 1
+    expect(sample(text, 'weir_retries_delayed_total{processor="guarded"}')).toBe(1);
+
+    now += 11_000; // every slot expired: the floor is back
+    text = await metrics.registry.metrics();
+    expect(sample(text, 'weir_retry_budget_tokens{processor="guarded"}')).toBe(20);
+  });
+});
