@@ -47,11 +47,6 @@ export interface GroupConsumerOptions {
  * worker decides what to do (`onCrash`).
  */
 export interface GroupConsumer extends OffsetCommitter {
-  /**
-   * The member id the group coordinator gave this consumer at its latest join (what
-   * `kafka-consumer-groups --describe` prints as CONSUMER-ID); undefined before the first join.
-   */
-  readonly memberId: string | undefined;
   /** Joins the group and starts fetching. @throws the client's error when the broker cannot be reached */
   start(): Promise<void>;
   /** Stops fetching a partition. */

@@ -13,7 +13,6 @@ import { toInputRecord } from './kafkajs-messages.js';
 export class KafkajsGroupConsumer implements GroupConsumer {
   private readonly consumer: Consumer;
   private readonly removers: Array<() => void> = [];
-  private member: string | undefined;
 
   constructor(
     kafka: Kafka,
@@ -35,7 +34,6 @@ export class KafkajsGroupConsumer implements GroupConsumer {
     this.removers.push(
       this.consumer.on(REBALANCING, () => handlers.onRebalancing()),
       this.consumer.on(GROUP_JOIN, (event) => {
-        this.member = event.payload.memberId;
         const assignment = Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) =>
           (partitions as number[]).map((partition) => ({ topic, partition })),
         );
@@ -48,10 +46,6 @@ export class KafkajsGroupConsumer implements GroupConsumer {
         if (payload.batchSize === 0) handlers.onSkipped(payload.topic, payload.partition, Number(payload.lastOffset) + 1);
       }),
     );
-  }
-
-  get memberId(): string | undefined {
-    return this.member;
   }
 
   async start(): Promise<void> {

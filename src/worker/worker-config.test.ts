@@ -52,6 +52,8 @@ describe('loadWorkerConfig', () => {
     [{ applicationId: 'a b' }, {}, '--application-id', /letters/],
     [{ metricsPort: 'ninety' }, {}, '--metrics-port', /"ninety"/],
     [{ heartbeatIntervalMs: '40000' }, {}, '--heartbeat-interval-ms', /less than the session timeout/],
+    [{ stuckTaskMs: '5' }, {}, '--stuck-task-ms', /1000/],
+    [{}, { WEIR_EVENT_LOOP_STALL_MS: 'soon' }, 'WEIR_EVENT_LOOP_STALL_MS', /"soon"/],
   ])('names the bad key: %j %j', (flags, env, key, message) => {
     const e = configError(flags, env);
     expect(e.key).toBe(key);

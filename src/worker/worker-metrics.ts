@@ -14,7 +14,12 @@ export interface TaskMetricsView {
   readonly position?: number;
 }
 
-/** Where the metrics read the tasks and log-end offsets from at each scrape (the worker). */
+/**
+ * Where the metrics read the tasks and log-end offsets from at each scrape (the worker). Lag is
+ * the Kafka consumer's per-partition `records-lag` (KIP-92), which Kafka Streams reports too:
+ * end offset minus position, here the next offset the task will process, so buffered records
+ * count as lag.
+ */
 export interface LagSource {
   tasks(): readonly TaskMetricsView[];
   /** End offsets (the last stable offset, as read_committed readers see it) of `topics`, by topic and partition. */

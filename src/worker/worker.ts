@@ -19,7 +19,7 @@ import { TaskFactory } from './task-factory.js';
 import { combineTaskListeners, taskLogListener } from './task-log-listener.js';
 import type { TaskRunner } from './task-runner.js';
 import type { WorkerConfig } from './worker-config.js';
-import { WorkerHealth, type WorkerHealthSnapshot } from './worker-health.js';
+import { WorkerHealth, type TaskHealth, type WorkerHealthSnapshot } from './worker-health.js';
 import { WorkerMetrics } from './worker-metrics.js';
 import { assertWorkerTransition, type WorkerState } from './worker-state.js';
 
@@ -61,6 +61,8 @@ export class Worker {
   /** The partitions assigned by the latest join, by task id. */
   private assignment = new Set<string>();
   private assigned: readonly TopicPartition[] = [];
+  /** The member id of the current consumer's latest join. */
+  private member: string | undefined;
   /** Counts joins; a task creation belongs to the join that asked for it. */
   private generation = 0;
   /** Tasks being created, by task id → the generation that asked for them. */
@@ -83,7 +85,7 @@ export class Worker {
 
   /** The group member id of the current consumer (undefined before it joined). */
   get memberId(): string | undefined {
-    return this.consumer?.memberId;
+    return this.member;
   }
 
   private healthSnapshot(): WorkerHealthSnapshot {
@@ -93,11 +95,18 @@ export class Worker {
       groupId: this.options.topology.applicationId,
       memberId: this.memberId,
       generation: this.generation,
-      tasks: this.assigned.map((tp) => {
-        const id = taskId(tp);
-        return { task: id, topic: tp.topic, partition: tp.partition, state: this.runners.get(id)?.task.currentState ?? 'creating' };
-      }),
+      tasks: this.taskViews(),
     };
+  }
+
+  /** Each assigned partition with its task's state and the next offset it will process (none while the task is created). */
+  private taskViews(): Array<TaskHealth & { readonly position?: number }> {
+    return this.assigned.map((tp) => {
+      const id = taskId(tp);
+      const task = this.runners.get(id)?.task;
+      if (task === undefined) return { task: id, topic: tp.topic, partition: tp.partition, state: 'creating' };
+      return { task: id, topic: tp.topic, partition: tp.partition, state: task.currentState, position: task.position - task.buffered };
+    });
   }
 
   /** Current lifecycle state (see {@link WorkerState}). */
@@ -145,12 +154,7 @@ export class Worker {
     const resilience = new ResilienceRegistry(topology, (t) => listener.onCircuitTransition?.(t));
     this.metrics.watchResilience(resilience, () => (this.options.clock ?? Date).now());
     this.metrics.watchTasks({
-      tasks: () =>
-        this.assigned.map((tp) => {
-          const task = this.runners.get(taskId(tp))?.task;
-          if (task === undefined) return { ...tp, state: 'creating' };
-          return { ...tp, state: task.currentState, position: task.position - task.buffered };
-        }),
+      tasks: () => this.taskViews(),
       endOffsets: async (topics) => new Map(await Promise.all(topics.map(async (t) => [t, await admin.latestOffsets(t)] as const))),
       isRetryTier: (topic) => (routeOf(topology, topic)?.tier ?? null) !== null,
     });
@@ -235,6 +239,7 @@ export class Worker {
   private onAssignment(assignment: readonly TopicPartition[], memberId: string): void {
     if (this.state === 'stopping' || this.state === 'stopped') return;
     this.options.logContext?.joined(memberId);
+    this.member = memberId;
     this.transition('running');
     const generation = ++this.generation;
     this.assignment = new Set(assignment.map(taskId));
@@ -320,6 +325,7 @@ export class Worker {
     this.runners.clear();
     this.assignment.clear();
     this.assigned = [];
+    this.member = undefined;
     await Promise.all(runners.map((r) => r.stop('close')));
     await this.consumer?.stop().catch(() => undefined);
     const backoff = new CappedBackoff(1_000, 10_000);

@@ -4,6 +4,7 @@
  * against offsets the test knows, dead letters by error class and processor; a group that does
  * not exist (exit 0, said plainly); an unknown `--format` (exit 2).
  */
+import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/free-port.js';
 import { waitForGroupCaughtUp } from '../../scripts/lib/topic-io.js';
@@ -58,7 +59,10 @@ describe('weir status', () => {
     expect([...known.values()].reduce((a, b) => a + b, 0)).toBe(12);
     expect(report).toMatchObject({ applicationId: sc.id, groupExists: true, state: 'Stable', totalLag: 0 });
     expect(report.members).toHaveLength(1);
+    // One member id everywhere: status, /readyz, the worker's own log lines, and its client id.
     expect(report.members[0]!.memberId).toBe(ready.memberId);
+    expect(worker.logs.some((l) => l.msg === 'partitions assigned' && l['memberId'] === ready.memberId)).toBe(true);
+    expect(report.members[0]!.clientId).toBe(`weir-${sc.id}-${hostname()}-${worker.child.pid}`);
     expect(report.members[0]!.partitions).toEqual([0, 1, 2].map((p) => `${sc.topics.source}-${p}`));
     expect(report.partitions).toEqual(
       [0, 1, 2].map((partition) => ({

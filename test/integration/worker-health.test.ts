@@ -1,12 +1,17 @@
 /**
  * `/healthz` and `/readyz` of `weir run --metrics-port` on the real broker: the readiness
  * lifecycle (start → ready → a second worker joins, a rebalance → ready → SIGTERM → not ready),
- * the JSON bodies (tasks with their states, the group member id), and a `--metrics-port` that
- * is already in use (exit 1, naming the port).
+ * the JSON bodies (tasks with their states, the group member id), liveness failing while a task
+ * is stuck in dedup-store retries (a Redis this file starts and stops) and recovering, and a
+ * `--metrics-port` that is already in use (exit 1, naming the port).
  */
+import { rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../../scripts/lib/free-port.js';
+import { ensureRedis, stopRedis } from '../../scripts/lib/redis-server.js';
+import { kafkaPaths } from '../../scripts/lib/repo-paths.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import { runWeir } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
@@ -87,10 +92,12 @@ describe('weir run: /healthz and /readyz', () => {
     expect(new Set([...after1.body.tasks, ...ready2.body.tasks].map((t) => t.task))).toEqual(new Set(ready1.body.tasks.map((t) => t.task)));
     await first.waitForLog((l) => l.msg === 'group rebalancing: suspending tasks');
 
-    // A rebalance long enough to watch: freeze the second worker, then a third joins; the group
-    // waits for the frozen member until its session (6 s) expires, and the first stays 503 meanwhile.
-    second.child.kill('SIGSTOP');
+    // A rebalance long enough to watch: a third worker joins, and the second is frozen just before
+    // its join request goes out; the group waits for the frozen member until its session (6 s)
+    // expires, and the first worker stays 503 meanwhile.
     const third = sc.start();
+    await third.waitForLog((l) => l.msg === 'joining the consumer group');
+    second.child.kill('SIGSTOP');
     const rebalance = await watchReadiness(port1, (p) => p.status === 200 && p.body.generation > after1.body.generation, 60_000);
     const during = rebalance.filter((p) => p.body.state === 'rebalancing');
     expect(during.length).toBeGreaterThan(0);
@@ -103,8 +110,10 @@ describe('weir run: /healthz and /readyz', () => {
     expect((await sc.outcomes((rs) => rs.length >= 1, 30_000)).complete).toBe(true);
     first.child.kill('SIGTERM');
     const stopping = await watchReadiness(port1, () => false, 30_000, true);
-    expect(stopping.some((p) => p.status === 503 && p.body.state === 'stopping')).toBe(true);
-    expect(stopping.every((p) => p.status === 503)).toBe(true);
+    // (an answer given before the worker handled the signal may still be 200; none after it)
+    const began = stopping.findIndex((p) => p.body.state === 'stopping');
+    expect(began).toBeGreaterThanOrEqual(0);
+    expect(stopping.slice(began).every((p) => p.status === 503 && p.body.status === 'not ready')).toBe(true);
     expect(await first.exited).toBe(0);
     expect(await third.stop('SIGTERM')).toBe(0);
   });
@@ -125,5 +134,45 @@ describe('weir run: /healthz and /readyz', () => {
     } finally {
       blocker.close();
     }
+  });
+
+  it('fails liveness (not readiness) while a task is stuck in dedup-store retries past --stuck-task-ms, and recovers', async () => {
+    const redisPort = await freePort();
+    const redisUrl = `redis://127.0.0.1:${redisPort}`;
+    fx.onTeardown(async () => {
+      await stopRedis(redisUrl);
+      await rm(path.join(kafkaPaths.runtimeDir, `redis-${redisPort}.log`), { force: true });
+    });
+    expect((await ensureRedis(redisUrl)).startedByUs).toBe(true);
+    const sc = await scenarios.create('weir-it-health-stuck', { partitions: 1, env: { WEIR_TEST_DEDUP: 'redis' } });
+    const port = await freePort();
+    sc.start(['--metrics-port', String(port), '--redis-url', redisUrl, '--stuck-task-ms', '1000']);
+    await watchReadiness(port, (p) => p.status === 200, 60_000);
+    await sc.send([1, 2, 3].map((seq) => ({ id: `s${seq}`, seq })));
+    expect((await sc.outcomes((rs) => rs.length >= 3)).complete).toBe(true);
+    expect((await probe(port, '/healthz'))?.status).toBe(200);
+
+    expect(await stopRedis(redisUrl)).toBe(true);
+    await sc.send([4, 5, 6].map((seq) => ({ id: `s${seq}`, seq })));
+    const stuck = await waitFor(
+      async () => {
+        const p = await probe(port, '/healthz');
+        return p?.status === 503 ? p : undefined;
+      },
+      30_000,
+      () => 'liveness never failed',
+    );
+    const problems = (stuck.body as unknown as { problems: string[] }).problems;
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(new RegExp(`^task ${sc.topics.source}-0 retrying dedup for \\d+ ms \\(limit 1000 ms\\)$`));
+    expect((await probe(port, '/readyz'))?.status).toBe(200);
+
+    await ensureRedis(redisUrl);
+    await waitFor(
+      async () => (await probe(port, '/healthz'))?.status === 200,
+      30_000,
+      () => 'liveness did not recover',
+    );
+    expect((await sc.outcomes((rs) => rs.length >= 6)).complete).toBe(true);
   });
 });

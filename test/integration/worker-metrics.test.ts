@@ -8,8 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { freePort, sumMetric } from '../../scripts/lib/free-port.js';
 import { waitForGroupCaughtUp } from '../../scripts/lib/topic-io.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
+import { runWeir } from '../../scripts/lib/worker-process.js';
+import type { TopologyStatus } from '../../src/cli/topology-status.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
-import { ScriptedScenarios, type Script } from './support/scripted-scenario.js';
+import { SCRIPTED_TOPOLOGY, ScriptedScenarios, type Script } from './support/scripted-scenario.js';
 
 const fx = useIntegrationFixture('weir-it-metrics');
 const scenarios = new ScriptedScenarios(fx);
@@ -95,6 +97,57 @@ describe('weir run: lag, backlog, task state and latency metrics', () => {
     expect(commits).toBeGreaterThan(0);
     expect(sumMetric(text, 'weir_commit_duration_seconds_count')).toBe(commits);
     expect(text).toContain('# TYPE weir_process_duration_seconds histogram');
+    expect(await worker.stop('SIGTERM')).toBe(0);
+  });
+
+  it('counts records waiting in a retry tier as its backlog until they are due, and weir status lists the tier partitions', async () => {
+    const sc = await scenarios.create('weir-it-backlog', {
+      partitions: 2,
+      // One retry, through one tier whose records wait 4 s.
+      env: { WEIR_TEST_RETRY_MODE: 'topics', WEIR_TEST_MAX_ATTEMPTS: '2', WEIR_TEST_BACKOFF_MS: '4000', WEIR_TEST_BACKOFF_MAX_MS: '4000' },
+    });
+    const port = await freePort();
+    const worker = sc.start(['--metrics-port', String(port)]);
+    const scrape = async (): Promise<string> => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    await worker.waitForLog((l) => l.msg === 'task started');
+    await sc.send(Array.from({ length: 3 }, (_, seq) => ({ id: `wait${seq}`, seq, failAttempts: 1 })));
+    const tier = `${sc.id}.scripted.retry.0`;
+    const waiting = await waitFor(
+      async () => {
+        const text = await scrape();
+        return sumMetric(text, 'weir_retry_tier_backlog_records', { topic: tier }) === 3 ? text : undefined;
+      },
+      30_000,
+      () => 'the tier backlog never reached 3',
+      50,
+    );
+    expect(sumMetric(waiting, 'weir_consumer_lag_records', { topic: tier })).toBe(3);
+    expect(sumMetric(waiting, 'weir_records_total', { outcome: 'success' })).toBe(0);
+    expect((await sc.outcomes((rs) => rs.length >= 3, 30_000)).complete).toBe(true);
+    await waitFor(
+      async () => sumMetric(await scrape(), 'weir_retry_tier_backlog_records', { topic: tier }) === 0,
+      30_000,
+      () => 'the tier backlog did not drain',
+    );
+    expect(await waitForGroupCaughtUp(fx.kafka, sc.id, [sc.topics.source, tier], 60_000)).toBe(true);
+    const status = await runWeir(['status', SCRIPTED_TOPOLOGY, '--application-id', sc.id, '--format', 'json', '--brokers', fx.brokers], {
+      env: {
+        WEIR_TEST_SOURCE: sc.topics.source,
+        WEIR_TEST_SINK: sc.topics.sink,
+        WEIR_TEST_DLQ: sc.topics.dlq,
+        WEIR_TEST_RETRY_MODE: 'topics',
+        WEIR_TEST_MAX_ATTEMPTS: '2',
+        WEIR_TEST_BACKOFF_MS: '4000',
+        WEIR_TEST_BACKOFF_MAX_MS: '4000',
+      },
+    });
+    expect(status.code).toBe(0);
+    const report = JSON.parse(status.stdout) as TopologyStatus;
+    const tierRows = report.partitions.filter((p) => p.kind === 'retry-tier');
+    expect(tierRows.map((p) => `${p.topic}-${p.partition}`)).toEqual([`${tier}-0`, `${tier}-1`]);
+    expect(tierRows.reduce((n, p) => n + p.end, 0)).toBe(3);
+    // A tier partition that never held a record has no committed offset (null, as kafka-consumer-groups shows '-').
+    expect(tierRows.every((p) => p.lag === 0 && (p.committed === p.end || (p.end === 0 && p.committed === null)))).toBe(true);
     expect(await worker.stop('SIGTERM')).toBe(0);
   });
 });
