@@ -98,7 +98,8 @@ program
   .action(read);
 
 program.parseAsync().then(
-  () => process.exit(0),
+  // Exit once stdout has drained: into a pipe it is asynchronous, and an early exit cuts it short.
+  () => process.stdout.write('', () => process.exit(0)),
   (error: unknown) => {
     console.error(`topics: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);

@@ -23,15 +23,21 @@ export function parseDurationMs(value: unknown): number | undefined {
 const int = (min: number) => z.number().int().min(min).describe(`must be an integer ≥ ${min}`);
 const number = (min: number) => z.number().min(min).describe(`must be a number ≥ ${min}`);
 const positiveMs = () => z.number().gt(0).describe('must be a number of ms > 0');
+/** The longest delay a timer can wait (2³¹ − 1 ms, about 24.8 days): longer ones would fire at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+const timerMs = (min: 'gt0' | 'ge0') =>
+  (min === 'gt0' ? z.number().gt(0) : z.number().min(0))
+    .max(MAX_TIMER_MS)
+    .describe(`${min === 'gt0' ? 'must be a number of ms > 0' : 'must be a number ≥ 0'}, at most ${MAX_TIMER_MS} (about 24.8 days),`);
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T, text: string) => z.enum(values).describe(`must be ${text}`);
 const fn = (text: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function').describe(`must be ${text}`);
 
 /** `retry.backoff`: Spring Retry's `ExponentialBackOff`. */
 export const backoffSchema = z
   .strictObject({
-    initialMs: number(0).optional(),
+    initialMs: timerMs('ge0').optional(),
     multiplier: number(1).optional(),
-    maxMs: number(0).optional(),
+    maxMs: timerMs('ge0').optional(),
     jitter: oneOf(JITTERS, `one of ${JITTERS.join(', ')}`).optional(),
   })
   .describe('must be an object');
@@ -39,7 +45,8 @@ export const backoffSchema = z
 /** A retry tier delay: ms, or a duration string such as `'10s'`. */
 const tierDelay = z
   .union([z.number(), z.string()])
-  .refine((v) => (parseDurationMs(v) ?? 0) > 0)
+  .refine((v) => (parseDurationMs(v) ?? 0) > 0 && (parseDurationMs(v) ?? 0) <= MAX_TIMER_MS)
+  // Durations past MAX_TIMER_MS count as not positive too: a timer would fire at once.
   .describe('is not a positive duration');
 
 /** `retry`: the retry policy of a processor. */
@@ -72,9 +79,9 @@ export const circuitBreakerSchema = z
   .strictObject({
     failureRateThreshold: rate().optional(),
     minimumCalls: int(1).optional(),
-    windowMs: positiveMs().optional(),
-    openMs: positiveMs().optional(),
-    maxOpenMs: positiveMs().optional(),
+    windowMs: timerMs('gt0').optional(),
+    openMs: timerMs('gt0').optional(),
+    maxOpenMs: timerMs('gt0').optional(),
     halfOpenCalls: int(1).optional(),
   })
   .describe('must be an object');
@@ -95,7 +102,7 @@ export const processOptionsSchema = z
     dedup: z.unknown().optional(),
     circuitBreaker: z.unknown().optional(),
     retryBudget: z.unknown().optional(),
-    timeoutMs: positiveMs().optional(),
+    timeoutMs: timerMs('gt0').optional(),
   })
   .describe('must be an object');
 

@@ -92,14 +92,19 @@ export class AttemptRunner {
     const at = clock.now();
     const durationMs = call === 'none' ? undefined : at - started;
     const attempt = prepared.kind === 'unreadable' ? history.attempts : history.attempts + 1;
-    const heldUntil = call === 'none' ? undefined : this.gate.settle(at, call, probe, outcome);
+    // A record is held for the breaker at most maxAttempts times: after that its failures count
+    // again, so a record that fails on its own (not because of the outage) still reaches the DLQ.
+    const holds = slot.retry?.holds ?? 0;
+    const tripped = call === 'none' ? undefined : this.gate.settle(at, call, probe, outcome);
+    const heldUntil = holds < sub.processor.retry.maxAttempts ? tripped : undefined;
     span?.end(
       outcome.kind === 'success'
         ? { outcome: heldUntil === undefined ? outcome.kind : 'held' }
         : { outcome: heldUntil === undefined ? outcome.kind : 'held', errorClass: outcome.errorClass, error: outcome.error },
     );
     if (heldUntil !== undefined) {
-      slot.retry = { history: { ...history, firstFailureMs: history.firstFailureMs ?? at }, dueAt: heldUntil, held: true };
+      const kept = { ...history, firstFailureMs: history.firstFailureMs ?? at };
+      slot.retry = { history: kept, dueAt: heldUntil, held: true, holds: holds + 1 };
       events.held(slot.raw, outcome, attempt, at, heldUntil - at, durationMs);
       return { kind: 'wait', untilMs: heldUntil, reason: 'circuit-open' };
     }
@@ -111,7 +116,7 @@ export class AttemptRunner {
         firstFailureMs: history.firstFailureMs ?? at,
         lastDelayMs: outcome.delayMs,
       };
-      slot.retry = { history: next, dueAt };
+      slot.retry = { history: next, dueAt, holds };
       events.outcome(slot.raw, outcome, attempt, at, durationMs);
       return { kind: 'wait', untilMs: dueAt, reason: 'backoff' };
     }

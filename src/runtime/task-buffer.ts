@@ -12,7 +12,13 @@ export interface Slot {
    * The record failed and is tried again in place at `dueAt` (epoch ms), with this history: a
    * blocking-mode retry, or (`held`) a failure charged to an open circuit breaker.
    */
-  retry?: { readonly history: RetryHistory; readonly dueAt: number; readonly held?: boolean };
+  retry?: {
+    readonly history: RetryHistory;
+    readonly dueAt: number;
+    readonly held?: boolean;
+    /** How many times the breaker held the record so far (at most its `maxAttempts`). */
+    readonly holds?: number;
+  };
   /** Its retry is waiting for a retry-budget token (counted once per wait). */
   budgetDelayed?: boolean;
 }

@@ -55,7 +55,7 @@ describe('TopologyTestDriver: outages', () => {
     expect(driver.history.circuitTransitions.map((t) => t.to)).toEqual(['open', 'half-open', 'closed']);
   });
 
-  it('a failed probe reopens with the wait doubled; held attempts keep the record at its attempt', async () => {
+  it('a failed probe reopens with the wait doubled; a record is held at most maxAttempts times, then charged again', async () => {
     const state = { down: true, calls: 0 };
     const clock = new ManualClock();
     const driver = new TopologyTestDriver(dependent(state, breakerOptions), { clock });
@@ -64,18 +64,48 @@ describe('TopologyTestDriver: outages', () => {
     const opens = driver.history.circuitTransitions.filter((t) => t.to === 'open');
     expect(opens.map((t) => t.openForMs)).toEqual([1_000, 2_000, 4_000, 4_000]);
     const events = driver.history.records.map((e) => [e.outcome, e.attempt]);
-    // Attempt 1 fails (a retry), attempt 2 opens the breaker (held), then each probe is attempt 2 again.
+    // Attempt 1 fails (a retry), attempt 2 opens the breaker (held), the next two probes are
+    // attempt 2 again (held: 3 holds = maxAttempts), and the third probe is charged: attempt 2 is spent.
     expect(events).toEqual([
       ['retry', 1],
       ['held', 2],
       ['held', 2],
       ['held', 2],
-      ['held', 2],
+      ['retry', 2],
     ]);
     state.down = false;
     await driver.drain();
     expect(driver.readOutput('out')).toHaveLength(1);
-    expect(driver.history.records.at(-1)).toMatchObject({ outcome: 'success', attempt: 2 });
+    expect(driver.history.records.at(-1)).toMatchObject({ outcome: 'success', attempt: 3 });
+  });
+
+  it('a record that fails on its own cannot hold the breaker open forever: it reaches the DLQ and the records behind it go on', async () => {
+    const calls: string[] = [];
+    const t = topology({ applicationId: 'app', commitIntervalMs: 100 })
+      .source('in', 'json')
+      .process(
+        'p',
+        (r) => {
+          const { id, poison } = r.value as { id: string; poison?: boolean };
+          calls.push(id);
+          if (poison) throw new Error('bug');
+          return { id };
+        },
+        { ...breakerOptions, circuitBreaker: { minimumCalls: 2, failureRateThreshold: 0.5, openMs: 1_000, maxOpenMs: 4_000 } },
+      )
+      .branch({ success: sink('out'), dlq: sink('dlq') });
+    const driver = new TopologyTestDriver(t);
+    const values: Array<{ id: string; poison?: boolean }> = [{ id: 'bad', poison: true }, { id: 'a' }, { id: 'b' }, { id: 'c' }];
+    await driver.pipeInput(
+      'in',
+      values.map((value) => ({ key: 'k', value })),
+    );
+    await driver.drain({ maxMs: 3_600_000 });
+    expect(driver.deadLetters().map((d) => [d.value, d.attempts])).toEqual([[{ id: 'bad', poison: true }, 3]]);
+    expect(driver.readOutput('out').map((o) => o.value)).toEqual([{ id: 'a' }, { id: 'b' }, { id: 'c' }]);
+    // 3 free holds (maxAttempts) plus 3 charged attempts, then the records behind it.
+    expect(calls.filter((id) => id === 'bad').length).toBeLessThanOrEqual(6);
+    expect(driver.history.circuitTransitions.at(-1)?.to).toBe('closed');
   });
 
   it('a retry that finds the budget spent waits for a token instead of running or dead-lettering', async () => {

@@ -194,7 +194,10 @@ describe('compile', () => {
       [{ circuitBreaker: { halfOpenCalls: 0 } }, /circuitBreaker.halfOpenCalls must be an integer ≥ 1/],
       [{ circuitBreaker: { windowMs: -5 } }, /circuitBreaker.windowMs must be a number of ms > 0/],
       [{ circuitBreaker: { openMS: 5 } }, /unknown option 'openMS' in circuitBreaker/],
-      [{ timeoutMs: -1 }, /timeoutMs must be a number of ms > 0 \(got -1\)/],
+      [{ timeoutMs: -1 }, /timeoutMs must be a number of ms > 0, at most 2147483647 \(about 24.8 days\), \(got -1\)/],
+      [{ timeoutMs: 3e9 }, /timeoutMs must be a number of ms > 0, at most 2147483647/],
+      [{ circuitBreaker: { openMs: 3e9, maxOpenMs: 3e9 } }, /circuitBreaker.openMs must be a number of ms > 0, at most 2147483647/],
+      [{ retry: { backoff: { initialMs: 3e9 } } }, /retry.backoff.initialMs must be a number ≥ 0, at most 2147483647/],
       [{ retryBudget: { ratio: -0.1 } }, /retryBudget.ratio must be a number ≥ 0 \(got -0.1\)/],
       [{ retryBudget: { minPerSecond: 0.01 } }, /retryBudget.minPerSecond \(0.01\) must be at least 0.1/],
       [

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { PartitionTask } from '../runtime/partition-task.js';
 import type { PollResult } from '../runtime/poll-result.js';
 import { CappedBackoff } from '../failure/capped-backoff.js';
+import { MAX_TIMER_MS } from '../dsl/options-schema.js';
 
 /** Flow control of one runner. Record counts are per partition. */
 export interface TaskRunnerOptions {
@@ -92,7 +93,9 @@ export class TaskRunner {
     return new Promise((resolve) => {
       this.wake = resolve;
       this.waitingFor = wakeOnRecords ? 'records' : 'timer';
-      if (untilMs !== undefined) this.timer = setTimeout(() => this.interruptWait('control'), Math.max(0, untilMs - Date.now()));
+      // setTimeout fires at once past 2³¹ − 1 ms: wait at most that long, then poll again.
+      if (untilMs !== undefined)
+        this.timer = setTimeout(() => this.interruptWait('control'), Math.min(MAX_TIMER_MS, Math.max(0, untilMs - Date.now())));
     });
   }
 

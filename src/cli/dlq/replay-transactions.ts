@@ -1,6 +1,15 @@
 import { ProducerFencedError, ReplayFencedError } from '../../errors.js';
 import type { KafkaClient, TransactionalProducerClient } from '../../kafka/kafka-client.js';
 import type { OutputRecord, TopicPartitionOffset } from '../../record/record-types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CappedBackoff } from '../../failure/capped-backoff.js';
+
+/**
+ * How often a chunk's transaction is tried again when it fails before its commit: the broker
+ * answers CONCURRENT_TRANSACTIONS to a transaction begun while the previous one's markers are
+ * still being written. It was aborted, so trying again writes nothing twice.
+ */
+const PRE_COMMIT_TRIES = 6;
 
 /** `transaction.timeout.ms` of a replay's producer: a chunk's transaction never waits for `--rate` (the wait comes first). */
 const REPLAY_TRANSACTION_TIMEOUT_MS = 60_000;
@@ -62,17 +71,29 @@ export class ReplayTransactions {
    *   in doubt; the next run's `open()` resolves it)
    */
   async write(records: readonly OutputRecord[], position: TopicPartitionOffset): Promise<void> {
-    await this.fencedAs(async () => {
+    const backoff = new CappedBackoff(50, 1_000);
+    for (let tries = 1; ; tries++) {
+      let committing = false;
       try {
-        await this.producer.begin();
-        if (records.length > 0) await this.producer.send(records);
-        await this.producer.sendOffsets(this.group, [position]);
-        await this.producer.commit();
+        await this.fencedAs(async () => {
+          try {
+            await this.producer.begin();
+            if (records.length > 0) await this.producer.send(records);
+            await this.producer.sendOffsets(this.group, [position]);
+            committing = true;
+            await this.producer.commit();
+          } catch (error) {
+            if (!(error instanceof ProducerFencedError)) await this.producer.abort().catch(() => undefined);
+            throw error;
+          }
+        });
+        return;
       } catch (error) {
-        if (!(error instanceof ProducerFencedError)) await this.producer.abort().catch(() => undefined);
-        throw error;
+        // A commit that failed is in doubt (it may have committed): never try it again here.
+        if (committing || error instanceof ReplayFencedError || tries >= PRE_COMMIT_TRIES) throw error;
+        await sleep(backoff.next());
       }
-    });
+    }
   }
 
   async close(): Promise<void> {
