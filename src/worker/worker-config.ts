@@ -64,7 +64,9 @@ export const CONFIG_SOURCES = {
 
 type Key = keyof typeof CONFIG_SOURCES;
 
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+// An empty flag or variable is not 0 (z.coerce would make it so): it fails as not a number.
+const int = (min: number, max: number) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? Number.NaN : v), z.coerce.number().int().min(min).max(max));
 const hostPort = /^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/;
 
 const schema = z.object({
