@@ -40,8 +40,6 @@ export interface Contestant {
   /** The row label. */
   readonly name: string;
   readonly guarantee: Guarantee;
-  /** The row every ratio is relative to (exactly one contestant). */
-  readonly baseline?: boolean;
   /** Why it cannot run here, or undefined when it can. */
   skipReason(prerequisites: Prerequisites): string | undefined;
   /** Starts it; the caller awaits `started`, times the run, then stops it. */
@@ -53,14 +51,12 @@ export function kafkaStreams(options: {
   readonly guarantee: Guarantee;
   readonly commitIntervalMs: number;
   readonly threads: number;
-  readonly baseline?: boolean;
 }): Contestant {
   const eos = options.guarantee === 'exactly_once';
   return {
     id: `kstreams-${eos ? 'eos' : 'alos'}-${options.threads}t`,
     name: `Kafka Streams ${eos ? 'exactly_once_v2' : 'at_least_once'}, commit ${options.commitIntervalMs} ms, ${threadsText(options.threads)}`,
     guarantee: options.guarantee,
-    ...(options.baseline ? { baseline: true } : {}),
     skipReason: ({ kafkaStreams: build }) =>
       build.ok
         ? undefined
@@ -133,9 +129,9 @@ function threadsText(threads: number): string {
   return threads === 1 ? '1 thread' : `${threads} threads`;
 }
 
-/** Every row, in table order. */
+/** Every row of the pass-through tables, in table order. */
 export const CONTESTANTS: readonly Contestant[] = [
-  kafkaStreams({ guarantee: 'at_least_once', commitIntervalMs: 1_000, threads: 1, baseline: true }),
+  kafkaStreams({ guarantee: 'at_least_once', commitIntervalMs: 1_000, threads: 1 }),
   kafkaStreams({ guarantee: 'at_least_once', commitIntervalMs: 1_000, threads: 2 }),
   kafkaStreams({ guarantee: 'exactly_once', commitIntervalMs: 100, threads: 1 }),
   kafkajsLoop(),
@@ -144,5 +140,12 @@ export const CONTESTANTS: readonly Contestant[] = [
   weir({ guarantee: 'exactly_once', threads: 1 }),
   weir({ guarantee: 'exactly_once', threads: 2 }),
   weir({ guarantee: 'at_least_once', threads: 1, client: 'librdkafka' }),
+  weir({ guarantee: 'exactly_once', threads: 1, client: 'librdkafka' }),
+];
+
+/** The rows of the exactly_once scaling tables (many input partitions). */
+export const EOS_SCALING_CONTESTANTS: readonly Contestant[] = [
+  kafkaStreams({ guarantee: 'exactly_once', commitIntervalMs: 100, threads: 1 }),
+  weir({ guarantee: 'exactly_once', threads: 1 }),
   weir({ guarantee: 'exactly_once', threads: 1, client: 'librdkafka' }),
 ];

@@ -49,11 +49,12 @@ function ratios(row: RowResult, baseline: RowResult | undefined, pick: (m: Measu
  * The markdown table (with notes on failed runs and sink counts that differ from `records`).
  *
  * @param records input records of the workload
+ * @param base the row the ratios are relative to, and its name in the header
  */
-export function renderTable(rows: readonly RowResult[], records: number): string {
-  const baseline = rows.find((r) => r.contestant.baseline);
+export function renderTable(rows: readonly RowResult[], records: number, base: { readonly id: string; readonly label: string }): string {
+  const baseline = rows.find((r) => r.contestant.id === base.id);
   const lines = [
-    '| contestant | records/s | records/s vs KS ALOS 1 thread | CPU µs/record | CPU vs KS ALOS 1 thread | peak RSS MB |',
+    `| contestant | records/s | records/s vs ${base.label} | CPU µs/record | CPU vs ${base.label} | peak RSS MB |`,
     '|---|---|---|---|---|---|',
   ];
   const notes: string[] = [];

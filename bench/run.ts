@@ -2,15 +2,17 @@
  * `npm run bench`: weir against Kafka Streams 4.4 and a hand-written kafkajs loop, on the same
  * broker and the same input topics, in one run.
  *
- * For each workload (bench/workloads.ts: 100 B and 1 KiB records over 6 partitions) it produces
+ * For each workload (bench/workloads.ts: 100 B and 1 KiB records over 6 partitions, and
+ * exactly_once at 24 and 96 partitions) it produces
  * BENCH_RECORDS records (default 200 000) to one input topic, then runs every contestant
  * (bench/contestants.ts) BENCH_REPS times (default 3), interleaved: each repetition runs every
  * workload's contestants once, in an order rotated per repetition. Every run is its own process
  * with its own consumer group and sink topic, timed from its "started" line (it has joined its
  * group) until the run is done (bench/sink-progress.ts). It prints, per workload, records/s,
  * CPU µs per record (user + system time of the process over the timed window) and peak RSS
- * (VmHWM) as median (min–max), and their per-repetition ratios to Kafka Streams at_least_once
- * with 1 thread; contestants this machine or this weir build cannot run are "skipped: <reason>".
+ * (VmHWM) as median (min–max), and their per-repetition ratios to the workload's baseline
+ * (Kafka Streams at_least_once with 1 thread; for the scaling tables Kafka Streams
+ * exactly_once_v2); contestants this machine or this weir build cannot run are "skipped: <reason>".
  * The tables go into bench/README.md with the date and the machine.
  *
  * Environment: BENCH_RECORDS, BENCH_REPS, BENCH_ONLY (comma-separated words; runs the
@@ -145,7 +147,7 @@ async function main(): Promise<void> {
       `Measured ${new Date().toISOString().slice(0, 10)} on ${machineDescription()}; Kafka broker on the same machine, shared with other work (${load}).`,
       `${input.records} records of ${workload.recordBytes} B over ${workload.partitions} partitions; ${reps} repetition(s), interleaved, order rotated per repetition; median (min–max). Kafka Streams 4.4.0 JVM with -Xmx${KAFKA_STREAMS_HEAP}.`,
       '',
-      renderTable([...rows.get(workload.id)!.values()], input.records),
+      renderTable([...rows.get(workload.id)!.values()], input.records, workload.baseline),
     ].join('\n');
     console.log(`\n### ${workload.title}\n\n${table}\n`);
     if (write) writeBenchSection(workload.id, table);

@@ -3,7 +3,7 @@
  * list of contestants, giving one table in bench/README.md. A scaling table (say exactly_once at
  * 24 and 96 input partitions) is one more entry with the contestants it compares.
  */
-import { CONTESTANTS, type Contestant } from './contestants.js';
+import { CONTESTANTS, EOS_SCALING_CONTESTANTS, type Contestant } from './contestants.js';
 
 /** One input topic and the contestants that run on it. */
 export interface Workload {
@@ -15,10 +15,49 @@ export interface Workload {
   readonly recordBytes: number;
   readonly partitions: number;
   readonly contestants: readonly Contestant[];
+  /** The contestant every ratio of the table is relative to, and how the table names it. */
+  readonly baseline: { readonly id: string; readonly label: string };
 }
 
-/** The pass-through at 100 B and at 1 KiB per record, 6 partitions, every contestant. */
+const KS_ALOS = { id: 'kstreams-alos-1t', label: 'KS ALOS 1 thread' };
+const KS_EOS = { id: 'kstreams-eos-1t', label: 'KS EOS v2' };
+
+/**
+ * The pass-through at 100 B and at 1 KiB per record, 6 partitions, every contestant; and
+ * exactly_once at 24 and 96 input partitions, where Kafka Streams' exactly_once_v2 keeps one
+ * producer per thread and weir on kafkajs one per partition.
+ */
 export const WORKLOADS: readonly Workload[] = [
-  { id: 'passthrough-100b', title: '100 B records, 6 partitions', recordBytes: 100, partitions: 6, contestants: CONTESTANTS },
-  { id: 'passthrough-1kib', title: '1 KiB records, 6 partitions', recordBytes: 1024, partitions: 6, contestants: CONTESTANTS },
+  {
+    id: 'passthrough-100b',
+    title: '100 B records, 6 partitions',
+    recordBytes: 100,
+    partitions: 6,
+    contestants: CONTESTANTS,
+    baseline: KS_ALOS,
+  },
+  {
+    id: 'passthrough-1kib',
+    title: '1 KiB records, 6 partitions',
+    recordBytes: 1024,
+    partitions: 6,
+    contestants: CONTESTANTS,
+    baseline: KS_ALOS,
+  },
+  {
+    id: 'eos-24',
+    title: 'exactly_once, 100 B records, 24 partitions',
+    recordBytes: 100,
+    partitions: 24,
+    contestants: EOS_SCALING_CONTESTANTS,
+    baseline: KS_EOS,
+  },
+  {
+    id: 'eos-96',
+    title: 'exactly_once, 100 B records, 96 partitions',
+    recordBytes: 100,
+    partitions: 96,
+    contestants: EOS_SCALING_CONTESTANTS,
+    baseline: KS_EOS,
+  },
 ];

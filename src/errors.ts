@@ -35,7 +35,10 @@ export type WeirErrorCode =
   | 'WEIR_MISSING_SOURCE_TOPIC'
   | 'WEIR_RECORD_TOO_LARGE'
   | 'WEIR_ATTEMPT_TIMEOUT'
-  | 'WEIR_METRICS_PORT';
+  | 'WEIR_METRICS_PORT'
+  | 'WEIR_TRANSACTION_ABORTED'
+  | 'WEIR_MEMBER_FENCED'
+  | 'WEIR_GROUP_INSTANCE_CONFLICT';
 
 /** Base class of every error weir throws. */
 export class WeirError extends Error {
@@ -155,6 +158,50 @@ export class LoopGuardError extends WeirError {
 export class ProducerFencedError extends WeirError {
   constructor(transactionalId: string, options?: { cause?: unknown }) {
     super('WEIR_PRODUCER_FENCED', `producer '${transactionalId}' was fenced by a newer instance`, options);
+  }
+}
+
+/**
+ * A static member (`group.instance.id`, KIP-345) was fenced: another consumer joined the group
+ * with the same `group.instance.id`, and the group coordinator gave it this member's place
+ * (`FENCED_INSTANCE_ID`). The Kafka client binding reports it; the worker decides (see
+ * {@link GroupInstanceConflictError}).
+ */
+export class MemberFencedError extends WeirError {
+  readonly groupInstanceId: string;
+
+  constructor(groupInstanceId: string, options?: { cause?: unknown }) {
+    super('WEIR_MEMBER_FENCED', `group member '${groupInstanceId}' was fenced by another member with the same group.instance.id`, options);
+    this.groupInstanceId = groupInstanceId;
+  }
+}
+
+/**
+ * Another worker runs with this worker's `group.instance.id`: this worker, which took the id
+ * last, stops (exit 2), and the one that had it keeps its partitions. Give every worker (and
+ * every stream thread) its own id, e.g. the pod name.
+ */
+export class GroupInstanceConflictError extends WeirError {
+  readonly groupInstanceId: string;
+
+  constructor(groupInstanceId: string, options?: { cause?: unknown }) {
+    super(
+      'WEIR_GROUP_INSTANCE_CONFLICT',
+      `another worker of the group runs with group.instance.id '${groupInstanceId}' (--group-instance-id): this one stops, the other keeps its partitions; give each worker its own id`,
+      options,
+    );
+    this.groupInstanceId = groupInstanceId;
+  }
+}
+
+/**
+ * A task's part of a shared transaction (exactly_once_v2: one transaction for every task of a
+ * member) was aborted because another part of it failed: the task re-runs its unit of work,
+ * as after any aborted transaction.
+ */
+export class TransactionAbortedError extends WeirError {
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super('WEIR_TRANSACTION_ABORTED', `the shared transaction was aborted (${reason})`, options);
   }
 }
 

@@ -238,7 +238,12 @@ export async function waitForGroupCaughtUp(kafka: Kafka, groupId: string, topics
         const ends = await endOffsets(admin, topics);
         let caughtUp = true;
         for (const topic of topics) {
-          const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] });
+          // A retriable answer (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS on a young broker): ask again.
+          const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] }).catch((error: unknown) => {
+            if ((error as { retriable?: unknown }).retriable === true) return [undefined];
+            throw error;
+          });
+          if (committed === undefined) return false;
           for (const [partition, end] of ends.get(topic) ?? new Map<number, number>()) {
             const offset = Number(committed?.partitions.find((p) => p.partition === partition)?.offset ?? -1);
             if (end > 0 && offset < end) caughtUp = false;

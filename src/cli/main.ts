@@ -22,8 +22,15 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** Runs the CLI; bad usage exits 2. */
+/**
+ * Runs the CLI; bad usage exits 2. A reader that closes stdout early (`weir status --format
+ * json | head`) ends the command quietly, as `cat` would, rather than with an EPIPE stack.
+ */
 export async function main(argv: readonly string[]): Promise<void> {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+    throw error;
+  });
   try {
     await buildProgram().parseAsync([...argv]);
   } catch (error) {

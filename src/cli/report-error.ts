@@ -1,17 +1,22 @@
-import { ConfigError, TopologyError, TopologyLoadError, WeirError } from '../errors.js';
+import { ConfigError, GroupInstanceConflictError, TopologyError, TopologyLoadError, WeirError } from '../errors.js';
 
 /** Exit codes of the weir CLI. */
 export const EXIT = Object.freeze({
   ok: 0,
   /** A runtime failure (a server unreachable, a missing source topic, a shutdown that timed out). */
   failure: 1,
-  /** Bad input: a bad flag or config value, or a topology file that does not load or compile. */
+  /** Bad input: a bad flag or config value (a `group.instance.id` another worker runs with), or a topology file that does not load or compile. */
   usage: 2,
 });
 
 /** The exit code for an error: 2 for bad input (config, topology), 1 for everything else. */
 export function exitCodeOf(error: unknown): number {
-  return error instanceof ConfigError || error instanceof TopologyError || error instanceof TopologyLoadError ? EXIT.usage : EXIT.failure;
+  return error instanceof ConfigError ||
+    error instanceof TopologyError ||
+    error instanceof TopologyLoadError ||
+    error instanceof GroupInstanceConflictError
+    ? EXIT.usage
+    : EXIT.failure;
 }
 
 /**

@@ -1,8 +1,13 @@
 import type { Command } from 'commander';
+import { pino } from 'pino';
 import { Worker } from '../worker/worker.js';
-import { createLogger, LogContext } from '../worker/logger.js';
+import { createLogSink, LogContext, loggerOptions } from '../worker/logger.js';
+import { MetricsServer, type Exposition } from '../worker/metrics-server.js';
+import { StreamThreads, StreamThreadsStartError } from '../worker/stream-threads.js';
 import { loadWorkerConfig } from '../worker/worker-config.js';
+import type { HealthProbes } from '../worker/worker-health.js';
 import { MetricsPortError } from '../errors.js';
+import type { CompileOverrides } from '../topology/compile.js';
 import { WorkerMetrics } from '../worker/worker-metrics.js';
 import { loadTopology } from './load-topology.js';
 import { EXIT, exitCodeOf, reportError } from './report-error.js';
@@ -34,7 +39,7 @@ export function addRunCommand(program: Command): void {
     .option('--heartbeat-interval-ms <ms>', 'consumer heartbeat interval [env WEIR_HEARTBEAT_INTERVAL_MS]')
     .option('--partitions <n>', "partitions of topics weir creates [env WEIR_TOPIC_PARTITIONS, default: the source topic's]")
     .option('--metrics-port <port>', 'serve /metrics (Prometheus), /healthz and /readyz on this port [env WEIR_METRICS_PORT]')
-    .option('--transaction-timeout-ms <ms>', 'exactly_once transaction.timeout.ms [env WEIR_TRANSACTION_TIMEOUT_MS, default 60000]')
+    .option('--transaction-timeout-ms <ms>', 'exactly_once transaction.timeout.ms [env WEIR_TRANSACTION_TIMEOUT_MS, default 10000]')
     .option(
       '--max-buffered-records <n>',
       'records buffered per partition before fetching pauses [env WEIR_MAX_BUFFERED_RECORDS, default 2000]',
@@ -42,6 +47,15 @@ export function addRunCommand(program: Command): void {
     .option(
       '--max-record-bytes <bytes>',
       "largest record weir writes; keep it at most the broker's message.max.bytes [env WEIR_MAX_RECORD_BYTES, default 1000000]",
+    )
+    .option('--threads <n>', 'stream threads: consumer-group members in this process (num.stream.threads) [env WEIR_THREADS, default 1]')
+    .option(
+      '--client <name>',
+      'Kafka client: kafkajs | librdkafka (@confluentinc/kafka-javascript) [env WEIR_KAFKA_CLIENT, default kafkajs]',
+    )
+    .option(
+      '--group-instance-id <id>',
+      'static membership (group.instance.id, librdkafka): one id (suffixed -1, -2, … per thread) or one per thread, comma-separated [env WEIR_GROUP_INSTANCE_ID]',
     )
     .option('--shutdown-timeout-ms <ms>', 'longest graceful shutdown [env WEIR_SHUTDOWN_TIMEOUT_MS, default 10000]')
     .option(
@@ -61,43 +75,87 @@ export function addRunCommand(program: Command): void {
     });
 }
 
+/** What `weir run` runs: one worker in the main thread, or stream threads (`--threads`). */
+interface StreamProcess extends HealthProbes {
+  /** @throws what stopped the start (a `StreamThreadsStartError` carries its exit code and message) */
+  start(): Promise<void>;
+  /** Graceful shutdown. */
+  stop(): Promise<void>;
+  /** After a shutdown that timed out: end now. */
+  terminate(): Promise<void>;
+  exposition(): Promise<Exposition>;
+  /** Settles with the error when the process must stop after its start (a `group.instance.id` another worker runs with). */
+  readonly died: Promise<unknown>;
+}
+
+function oneWorker(worker: Worker, metrics: WorkerMetrics): StreamProcess {
+  return {
+    start: () => worker.start(),
+    stop: () => worker.stop(),
+    terminate: async () => undefined,
+    liveness: () => worker.health.liveness(),
+    readiness: () => worker.health.readiness(),
+    exposition: () => metrics.exposition(),
+    died: worker.died,
+  };
+}
+
 async function run(file: string, flags: RunFlags): Promise<number> {
   const verbose = flags.verbose === true;
   let config;
   let topology;
+  let overrides: CompileOverrides;
   try {
-    const { guarantee, partitions, verbose: _verbose, ...rest } = flags;
+    const { guarantee, partitions, groupInstanceId, verbose: _verbose, ...rest } = flags;
     config = loadWorkerConfig(
       {
         ...(rest as Record<string, string | undefined>),
         processingGuarantee: guarantee as string | undefined,
         topicPartitions: partitions as string | undefined,
+        groupInstanceIds: groupInstanceId as string | undefined,
       },
       process.env,
     );
-    topology = await loadTopology(file, {
+    overrides = {
       ...(config.applicationId ? { applicationId: config.applicationId } : {}),
       ...(config.processingGuarantee ? { processingGuarantee: config.processingGuarantee } : {}),
       ...(config.commitIntervalMs ? { commitIntervalMs: config.commitIntervalMs } : {}),
-    });
+    };
+    // Loaded here too with stream threads: a bad file fails before any thread starts.
+    topology = await loadTopology(file, overrides);
   } catch (error) {
     reportError(error, verbose);
     return exitCodeOf(error);
   }
   const logContext = new LogContext();
-  const logger = createLogger(config.logLevel, undefined, logContext);
+  const sink = createLogSink();
+  const logger = pino(loggerOptions(config.logLevel, logContext), sink);
   const metrics = new WorkerMetrics({ application_id: topology.applicationId });
-  const worker = new Worker({ topology, config, logger, metrics, logContext });
+  const unit: StreamProcess =
+    config.threads === 1
+      ? oneWorker(new Worker({ topology, config, logger, metrics, logContext }), metrics)
+      : new StreamThreads(
+          {
+            entry: new URL('./stream-thread-main.js', import.meta.url),
+            data: { file, overrides, config, verbose },
+            logger,
+            sink,
+            metrics,
+          },
+          config.threads,
+        );
+  const server = new MetricsServer({ exposition: () => unit.exposition(), probes: unit });
 
   const shutdown = async (signal: string): Promise<number> => {
     logger.info({ signal }, 'shutting down');
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs)));
-    const result = await Promise.race([worker.stop().then(() => 'stopped' as const), timeout]);
+    const result = await Promise.race([unit.stop().then(() => 'stopped' as const), timeout]);
     clearTimeout(timer);
-    await metrics.close();
+    await server.close();
     if (result === 'timeout') {
       logger.error({ shutdownTimeoutMs: config.shutdownTimeoutMs }, 'shutdown timed out; exiting without a clean commit');
+      await unit.terminate();
       return EXIT.failure;
     }
     return EXIT.ok;
@@ -119,12 +177,12 @@ async function run(file: string, flags: RunFlags): Promise<number> {
   });
   const started = (async () => {
     if (config.metricsPort !== undefined) {
-      const port = await metrics.serve(config.metricsPort, worker.health).catch((error: unknown) => {
+      const port = await server.listen(config.metricsPort).catch((error: unknown) => {
         throw new MetricsPortError(config.metricsPort!, { cause: error });
       });
-      logger.info({ port }, `metrics on http://127.0.0.1:${port}/metrics, health checks on /healthz and /readyz`);
+      logger.info({ port }, `serving /metrics, /healthz and /readyz on port ${port} of every interface`);
     }
-    await worker.start();
+    await unit.start();
   })().then(
     () => ({ started: true as const }),
     (error: unknown) => ({ error }),
@@ -132,11 +190,28 @@ async function run(file: string, flags: RunFlags): Promise<number> {
   const first = await Promise.race([started, stopSignal.then((signal) => ({ signal }))]);
   if ('signal' in first) return shutdown(first.signal);
   if ('error' in first) {
-    logger.error({ err: first.error }, 'worker failed to start');
-    await Promise.race([worker.stop(), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs))]);
-    await metrics.close();
-    reportError(first.error, verbose);
-    return exitCodeOf(first.error);
+    const error = first.error;
+    if (error instanceof StreamThreadsStartError) {
+      // The thread already logged the error; print what `weir run` prints for it.
+      for (const line of error.lines) process.stderr.write(`${line}\n`);
+      await server.close();
+      return error.exitCode;
+    }
+    logger.error({ err: error }, 'worker failed to start');
+    await Promise.race([unit.stop(), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs))]);
+    await server.close();
+    reportError(error, verbose);
+    return exitCodeOf(error);
   }
-  return shutdown(await stopSignal);
+  const ended = await Promise.race([stopSignal.then((signal) => ({ signal })), unit.died.then((error) => ({ error }))]);
+  if ('signal' in ended) return shutdown(ended.signal);
+  // A worker gave up for good: stop the rest (other stream threads) and exit with its code.
+  await Promise.race([unit.stop(), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs))]);
+  await server.close();
+  if (ended.error instanceof StreamThreadsStartError) {
+    for (const line of ended.error.lines) process.stderr.write(`${line}\n`);
+    return ended.error.exitCode;
+  }
+  reportError(ended.error, verbose);
+  return exitCodeOf(ended.error);
 }

@@ -14,6 +14,7 @@ interface StatusFlags {
   readonly format: string;
   readonly applicationId?: string;
   readonly brokers?: string;
+  readonly client?: string;
   readonly verbose?: boolean;
 }
 
@@ -33,6 +34,7 @@ export function addStatusCommand(program: Command): void {
     .option('--format <format>', 'table | json', 'table')
     .option('--application-id <id>', 'the application.id the workers run under [env WEIR_APPLICATION_ID]')
     .option('--brokers <list>', 'Kafka bootstrap servers, host:port,... [env KAFKA_BROKERS, default 127.0.0.1:9092]')
+    .option('--client <name>', 'Kafka client: kafkajs | librdkafka [env WEIR_KAFKA_CLIENT, default kafkajs]')
     .option('--verbose', 'print stack traces of errors')
     .action(async (file: string, flags: StatusFlags) => {
       process.exitCode = await status(file, flags);

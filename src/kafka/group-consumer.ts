@@ -1,6 +1,37 @@
 import type { InputRecord, TopicPartition } from '../record/record-types.js';
 import type { OffsetCommitter } from '../runtime/ports.js';
 
+/**
+ * How a group's partitions move (the consumer's `partition.assignment.strategy`):
+ * - `eager` (kafkajs): at every rebalance each member gives up all its partitions, and the
+ *   new assignment may hand them back;
+ * - `cooperative` (librdkafka's cooperative-sticky assignor, KIP-429): only the partitions that
+ *   move are revoked, and members keep working on the rest.
+ */
+export type RebalanceProtocol = 'eager' | 'cooperative';
+
+/** Partitions taken from the member (see {@link GroupConsumerHandlers.onRevoked}). */
+export interface RevocationEvent {
+  readonly partitions: readonly TopicPartition[];
+  readonly protocol: RebalanceProtocol;
+  /**
+   * The member lost them without a rebalance — its session timed out, or it was fenced — so
+   * another member may own them already: close their tasks without committing.
+   */
+  readonly lost: boolean;
+}
+
+/** The member's assignment after a rebalance (see {@link GroupConsumerHandlers.onAssigned}). */
+export interface AssignmentEvent {
+  /** The whole assignment now. */
+  readonly assignment: readonly TopicPartition[];
+  /** What is new to this member since its previous assignment (eager: the whole assignment). */
+  readonly added: readonly TopicPartition[];
+  readonly protocol: RebalanceProtocol;
+  /** The member id the group coordinator gave this consumer. */
+  readonly memberId: string;
+}
+
 /** What the worker hears from its consumer group. Handlers must not throw. */
 export interface GroupConsumerHandlers {
   /**
@@ -10,14 +41,19 @@ export interface GroupConsumerHandlers {
    * @param nextOffset the offset after the batch (past trailing transaction markers)
    */
   onBatch(topic: string, partition: number, records: InputRecord[], nextOffset: number): boolean;
-  /** The group is rebalancing under the eager protocol: every partition may be revoked. */
-  onRebalancing(): void;
   /**
-   * The whole new assignment after a (re)join (eager protocol).
-   *
-   * @param memberId the member id the group coordinator gave this consumer
+   * Partitions are being taken from this member (Kafka's `onPartitionsRevoked` /
+   * `onPartitionsLost`).
+   * - cooperative: only the partitions that move, inside the rebalance callback: the consumer
+   *   gives them up only when the returned promise settles, so their tasks can finish the
+   *   record in hand, flush and commit (or commit their transaction) first;
+   * - eager (kafkajs, which has no revocation callback): every partition, when the rebalance
+   *   begins; the consumer does not wait, and the partitions may come back in the next
+   *   assignment.
    */
-  onAssignment(assignment: readonly TopicPartition[], memberId: string): void;
+  onRevoked(event: RevocationEvent): Promise<void> | void;
+  /** The assignment after a (re)join or an incremental assignment. */
+  onAssigned(event: AssignmentEvent): void;
   /** The consumer gave up (it stopped); the worker builds a new one. */
   onCrash(error: unknown): void;
   /**
@@ -38,6 +74,13 @@ export interface GroupConsumerOptions {
   readonly readCommitted: boolean;
   /** `max.partition.fetch.bytes`, bytes. */
   readonly maxBytesPerPartition?: number;
+  /**
+   * `group.instance.id` (static membership, KIP-345): a member that restarts within the
+   * session timeout gets its partitions back with no rebalance. Clients without it reject it.
+   */
+  readonly groupInstanceId?: string;
+  /** Records buffered per partition before the worker pauses it (`--max-buffered-records`): bounds the client's own fetch queues too. */
+  readonly maxBufferedRecords?: number;
 }
 
 /**
@@ -47,6 +90,8 @@ export interface GroupConsumerOptions {
  * worker decides what to do (`onCrash`).
  */
 export interface GroupConsumer extends OffsetCommitter {
+  /** How partitions move in this consumer's group. */
+  readonly protocol: RebalanceProtocol;
   /** Joins the group and starts fetching. @throws the client's error when the broker cannot be reached */
   start(): Promise<void>;
   /** Stops fetching a partition. */

@@ -47,10 +47,29 @@ export interface KafkaAdmin extends OffsetReader {
    * Creates topics (replication factor: the broker's default) and waits until every partition
    * has a leader, up to `timeoutMs` (default 30 000). A topic created meanwhile by another
    * worker is not an error.
+   *
+   * @returns false when every topic existed already (another worker created them first)
    */
-  createTopics(topics: readonly TopicToCreate[], timeoutMs?: number): Promise<void>;
-  /** A group's committed offsets of one topic, by partition (partitions without one are absent). */
-  committedOffsets(groupId: string, topic: string): Promise<Map<number, number>>;
+  createTopics(topics: readonly TopicToCreate[], timeoutMs?: number): Promise<boolean>;
+  /**
+   * A group's committed offsets of one topic, by partition (partitions without one are absent);
+   * only of `partitions` when given. Offsets a transaction still in flight added are not read.
+   *
+   * `requireStable` (KIP-447's `require_stable`, on a client with `groupMetadataInTransactions`):
+   * a partition whose offsets an open transaction holds is read only once that transaction ends,
+   * so a task never starts behind a zombie's commit still to land. A client without KIP-447
+   * (kafkajs) reads the last committed ones: its tasks fence their predecessor's transactional
+   * producer before they read.
+   *
+   * @throws the client's error; on `requireStable`, also when a transaction still holds the
+   *   offsets after the request timeout (the caller retries)
+   */
+  committedOffsets(
+    groupId: string,
+    topic: string,
+    partitions?: readonly number[],
+    options?: { readonly requireStable?: boolean },
+  ): Promise<Map<number, number>>;
   /** The earliest offset (log start) of each partition of a topic. */
   earliestOffsets(topic: string): Promise<Map<number, number>>;
   /** The end offset of each partition of a topic (the last stable offset for read_committed readers). */

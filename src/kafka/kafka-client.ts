@@ -1,11 +1,14 @@
 import type { Logger } from 'pino';
 import type { RecordProducer, TransactionalProducer } from '../runtime/ports.js';
-import type { GroupConsumer, GroupConsumerHandlers, GroupConsumerOptions } from './group-consumer.js';
+import type { GroupConsumer, GroupConsumerHandlers, GroupConsumerOptions, RebalanceProtocol } from './group-consumer.js';
 import type { KafkaAdmin } from './kafka-admin.js';
 import type { TopicRangeReadOptions } from './topic-range.js';
 
-/** The Kafka client bindings weir ships: kafkajs (pure JavaScript, the default). */
-export const KAFKA_CLIENTS = ['kafkajs'] as const;
+/**
+ * The Kafka client bindings weir ships: kafkajs (pure JavaScript, the default) and librdkafka
+ * (`@confluentinc/kafka-javascript`, a native build).
+ */
+export const KAFKA_CLIENTS = ['kafkajs', 'librdkafka'] as const;
 
 /** A Kafka client binding's name (`--client`, `WEIR_KAFKA_CLIENT`). */
 export type KafkaClientName = (typeof KAFKA_CLIENTS)[number];
@@ -46,6 +49,23 @@ export interface TransactionalProducerOptions {
   readonly transactionalId: string;
   /** `transaction.timeout.ms`: the broker aborts a transaction open longer than this. */
   readonly transactionTimeoutMs: number;
+  /**
+   * KIP-447: `sendOffsets` carries this live consumer's group metadata (member id, generation,
+   * group instance id), so the group coordinator fences a zombie by its generation and one
+   * producer can serve every task of the member. Only a client with
+   * `features.groupMetadataInTransactions` takes it, and only a consumer of the same client.
+   */
+  readonly groupConsumer?: GroupConsumer;
+}
+
+/** What a client can do beyond the basics, as weir uses it. */
+export interface KafkaClientFeatures {
+  /** KIP-447 (Kafka Streams' `exactly_once_v2`): see {@link TransactionalProducerOptions.groupConsumer}. */
+  readonly groupMetadataInTransactions: boolean;
+  /** KIP-345 static membership: `GroupConsumerOptions.groupInstanceId`. */
+  readonly staticMembership: boolean;
+  /** How its group consumer moves partitions. */
+  readonly rebalanceProtocol: RebalanceProtocol;
 }
 
 /**
@@ -55,6 +75,7 @@ export interface TransactionalProducerOptions {
  */
 export interface KafkaClient {
   readonly name: KafkaClientName;
+  readonly features: KafkaClientFeatures;
   /** A new admin client (not connected). */
   admin(): KafkaAdmin;
   /** A new idempotent producer (not connected). */

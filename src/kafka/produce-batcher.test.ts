@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OutputRecord } from '../record/record-types.js';
-import { ProduceBatcher, chunkByBytes, recordBytes } from './produce-batcher.js';
+import { DEFAULT_REQUEST_LIMITS, ProduceBatcher, chunkRecords, recordBytes } from './produce-batcher.js';
 
 const record = (id: number, size = 10): OutputRecord => ({
   topic: 't',
@@ -10,11 +10,16 @@ const record = (id: number, size = 10): OutputRecord => ({
 });
 const ids = (records: readonly OutputRecord[]) => records.map((r) => r.headers['id']);
 
-describe('chunkByBytes', () => {
-  it('keeps order and stays under the budget, giving an oversized record a chunk of its own', () => {
+describe('chunkRecords', () => {
+  it('keeps order and stays under the byte budget, giving an oversized record a chunk of its own', () => {
     const records = [record(1, 100), record(2, 100), record(3, 1000), record(4, 100)];
     const budget = recordBytes(records[0]!) * 2;
-    expect(chunkByBytes(records, budget).map(ids)).toEqual([['1', '2'], ['3'], ['4']]);
+    expect(chunkRecords(records, { maxBytes: budget, maxRecords: 10 }).map(ids)).toEqual([['1', '2'], ['3'], ['4']]);
+  });
+
+  it('keeps each chunk within the record count', () => {
+    const records = [1, 2, 3, 4, 5].map((id) => record(id));
+    expect(chunkRecords(records, { ...DEFAULT_REQUEST_LIMITS, maxRecords: 2 }).map(ids)).toEqual([['1', '2'], ['3', '4'], ['5']]);
   });
 });
 
@@ -58,11 +63,31 @@ describe('ProduceBatcher', () => {
   it('splits a batch over the byte budget into several requests', async () => {
     const requests: string[][] = [];
     const one = recordBytes(record(1, 100));
-    const batcher = new ProduceBatcher(async (records) => {
-      requests.push(ids(records) as string[]);
-    }, one * 2);
+    const batcher = new ProduceBatcher(
+      async (records) => {
+        requests.push(ids(records) as string[]);
+      },
+      { maxBytes: one * 2, maxRecords: 100 },
+    );
     await Promise.all([batcher.send([record(1, 100), record(2, 100), record(3, 100)]), batcher.send([record(4, 100)])]);
     expect(requests.flat()).toEqual(['1', '2', '3', '4']);
     expect(requests.every((r) => r.length <= 2)).toBe(true);
+  });
+
+  it('splits coalesced sends over the record count into several requests, in order', async () => {
+    const requests: string[][] = [];
+    const batcher = new ProduceBatcher(
+      async (records) => {
+        requests.push(ids(records) as string[]);
+      },
+      { ...DEFAULT_REQUEST_LIMITS, maxRecords: 3 },
+    );
+    await Promise.all([
+      batcher.send([record(1), record(2)]),
+      batcher.send([record(3), record(4)]),
+      batcher.send([1, 2, 3, 4].map((i) => record(10 + i))),
+    ]);
+    expect(requests.flat()).toEqual(['1', '2', '3', '4', '11', '12', '13', '14']);
+    expect(requests.every((r) => r.length <= 3)).toBe(true);
   });
 });

@@ -10,17 +10,27 @@ export { recordBytes };
  */
 export const MAX_REQUEST_BYTES = 512 * 1024;
 
+/** How large one produce request may get: estimated bytes, and records. */
+export interface RequestLimits {
+  readonly maxBytes: number;
+  readonly maxRecords: number;
+}
+
+/** {@link MAX_REQUEST_BYTES}, and no limit on the record count. */
+export const DEFAULT_REQUEST_LIMITS: RequestLimits = Object.freeze({ maxBytes: MAX_REQUEST_BYTES, maxRecords: Number.POSITIVE_INFINITY });
+
 /**
- * Splits records, in order, into chunks of at most `maxBytes` (a record larger than that
+ * Splits records, in order, into chunks within `limits` (a record larger than `maxBytes`
  * gets a chunk of its own).
  */
-export function chunkByBytes(records: readonly OutputRecord[], maxBytes: number = MAX_REQUEST_BYTES): OutputRecord[][] {
+export function chunkRecords(records: readonly OutputRecord[], limits: RequestLimits = DEFAULT_REQUEST_LIMITS): OutputRecord[][] {
+  const { maxBytes, maxRecords } = limits;
   const chunks: OutputRecord[][] = [];
   let current: OutputRecord[] = [];
   let bytes = 0;
   for (const record of records) {
     const size = recordBytes(record);
-    if (current.length > 0 && bytes + size > maxBytes) {
+    if (current.length > 0 && (bytes + size > maxBytes || current.length >= maxRecords)) {
       chunks.push(current);
       current = [];
       bytes = 0;
@@ -42,7 +52,7 @@ interface Waiter {
 /**
  * Coalesces concurrent sends into few produce requests, like the Java producer's record
  * accumulator: sends made while a request is in flight (or in the same tick) go out together
- * in the next one, up to `maxBytes` per request. Each caller's records stay in order and
+ * in the next one, within `limits` per request. Each caller's records stay in order and
  * together; a caller's promise settles when all of its records are acknowledged, or rejects
  * with the error of the request that carried them.
  */
@@ -52,7 +62,7 @@ export class ProduceBatcher {
 
   constructor(
     private readonly sendRequest: (records: readonly OutputRecord[]) => Promise<void>,
-    private readonly maxBytes: number = MAX_REQUEST_BYTES,
+    private readonly limits: RequestLimits = DEFAULT_REQUEST_LIMITS,
   ) {}
 
   send(records: readonly OutputRecord[]): Promise<void> {
@@ -70,16 +80,18 @@ export class ProduceBatcher {
     while (this.queue.length > 0) {
       const batch: Waiter[] = [this.queue.shift()!];
       let bytes = batch[0]!.bytes;
-      while (this.queue.length > 0 && bytes + this.queue[0]!.bytes <= this.maxBytes) {
+      let count = batch[0]!.records.length;
+      const { maxBytes, maxRecords } = this.limits;
+      while (this.queue.length > 0 && bytes + this.queue[0]!.bytes <= maxBytes && count + this.queue[0]!.records.length <= maxRecords) {
         bytes += this.queue[0]!.bytes;
+        count += this.queue[0]!.records.length;
         batch.push(this.queue.shift()!);
       }
       try {
-        for (const chunk of chunkByBytes(
-          batch.flatMap((w) => w.records),
-          this.maxBytes,
-        ))
-          await this.sendRequest(chunk);
+        const records = batch.length === 1 ? batch[0]!.records : batch.flatMap((w) => w.records);
+        // Only a single caller's send can be over the limits (several are taken only within them).
+        if (bytes <= maxBytes && count <= maxRecords) await this.sendRequest(records);
+        else for (const chunk of chunkRecords(records, this.limits)) await this.sendRequest(chunk);
         for (const w of batch) w.resolve();
       } catch (error) {
         for (const w of batch) w.reject(error);

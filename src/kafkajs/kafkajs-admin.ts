@@ -41,15 +41,15 @@ export class KafkajsAdmin implements KafkaAdmin {
    *
    * @throws the kafkajs error when the topics cannot be created, IllegalStateError when they get no leaders in time
    */
-  async createTopics(topics: readonly TopicToCreate[], timeoutMs = 30_000): Promise<void> {
-    if (topics.length === 0) return;
+  async createTopics(topics: readonly TopicToCreate[], timeoutMs = 30_000): Promise<boolean> {
+    if (topics.length === 0) return false;
     try {
-      await this.admin.createTopics({
+      // kafkajs answers false when every topic existed already.
+      return await this.admin.createTopics({
         waitForLeaders: true,
         timeout: timeoutMs,
         topics: topics.map((t) => ({ topic: t.topic, numPartitions: t.partitions })),
       });
-      return;
     } catch (error) {
       if ((error as { type?: unknown }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw error;
     }
@@ -60,7 +60,7 @@ export class KafkajsAdmin implements KafkaAdmin {
         if (Date.now() > deadline) throw error;
         return undefined;
       });
-      if (metadata?.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return;
+      if (metadata?.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return true;
       if (Date.now() > deadline)
         throw new IllegalStateError(`topics ${names.join(', ')} have no leaders ${timeoutMs} ms after they were created`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -71,12 +71,13 @@ export class KafkajsAdmin implements KafkaAdmin {
     return (await this.committedOffsets(groupId, topic)).get(partition);
   }
 
-  async committedOffsets(groupId: string, topic: string): Promise<Map<number, number>> {
+  async committedOffsets(groupId: string, topic: string, partitions?: readonly number[]): Promise<Map<number, number>> {
     const [result] = await this.admin.fetchOffsets({ groupId, topics: [topic] });
+    const wanted = partitions === undefined ? undefined : new Set(partitions);
     const offsets = new Map<number, number>();
     for (const p of result?.partitions ?? []) {
       const offset = Number(p.offset);
-      if (offset >= 0) offsets.set(p.partition, offset);
+      if (offset >= 0 && (wanted === undefined || wanted.has(p.partition))) offsets.set(p.partition, offset);
     }
     return offsets;
   }

@@ -1,6 +1,7 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { GroupConsumer, GroupConsumerHandlers, GroupConsumerOptions } from '../kafka/group-consumer.js';
 import type { TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
+import { IllegalStateError } from '../errors.js';
 import { toInputRecord } from './kafkajs-messages.js';
 
 /**
@@ -11,8 +12,12 @@ import { toInputRecord } from './kafkajs-messages.js';
  * kafkajs restarts after a crash are off: the worker decides what to do.
  */
 export class KafkajsGroupConsumer implements GroupConsumer {
+  /** kafkajs rebalances eagerly: every member gives up every partition at each rebalance. */
+  readonly protocol = 'eager' as const;
   private readonly consumer: Consumer;
   private readonly removers: Array<() => void> = [];
+  /** The assignment of the latest join. */
+  private assignment: readonly TopicPartition[] = [];
 
   constructor(
     kafka: Kafka,
@@ -30,14 +35,18 @@ export class KafkajsGroupConsumer implements GroupConsumer {
       allowAutoTopicCreation: false,
       retry: { retries: 8, initialRetryTime: 300, maxRetryTime: 5_000, restartOnFailure: async () => false },
     });
+    if (options.groupInstanceId !== undefined) throw new IllegalStateError('kafkajs has no static membership (group.instance.id)');
     const { GROUP_JOIN, REBALANCING, CRASH, START_BATCH_PROCESS } = this.consumer.events;
     this.removers.push(
-      this.consumer.on(REBALANCING, () => handlers.onRebalancing()),
+      // kafkajs has no revocation callback: this event says a rejoin is under way, and every
+      // partition may move.
+      this.consumer.on(REBALANCING, () => void handlers.onRevoked({ partitions: this.assignment, protocol: 'eager', lost: false })),
       this.consumer.on(GROUP_JOIN, (event) => {
         const assignment = Object.entries(event.payload.memberAssignment).flatMap(([topic, partitions]) =>
           (partitions as number[]).map((partition) => ({ topic, partition })),
         );
-        handlers.onAssignment(assignment, event.payload.memberId);
+        this.assignment = assignment;
+        handlers.onAssigned({ assignment, added: assignment, protocol: 'eager', memberId: event.payload.memberId });
       }),
       this.consumer.on(CRASH, (event) => handlers.onCrash(event.payload.error)),
       // kafkajs resolves batches emptied by filtering itself and never passes them to

@@ -64,6 +64,10 @@ describe('KafkajsLogRouter', () => {
         { groupId: 'g' },
       ),
     );
+    // Two stream threads (or workers) creating the same missing sink at once.
+    router.route(
+      entry(logLevel.ERROR, 'Connection', 'Response CreateTopics(key: 19, version: 3)', { broker: BROKER, error: 'Topic creation errors' }),
+    );
     expect(lines).toEqual([]);
   });
 

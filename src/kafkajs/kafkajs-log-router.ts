@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { ConnectionOutages, hostPortIn, UNKNOWN_BROKER, type ConnectionOutagesOptions } from '../kafka/connection-outages.js';
 
 /** kafkajs' numeric log levels (`logLevel` of kafkajs): ERROR 1, WARN 2, INFO 4, DEBUG 5. */
 const KAFKAJS_LEVEL = { error: 1, warn: 2, info: 4, debug: 5 } as const;
@@ -11,12 +12,7 @@ export interface KafkajsLogEntry {
 }
 
 /** Options of {@link KafkajsLogRouter}. Times in ms. */
-export interface KafkajsLogRouterOptions {
-  /** One aggregated warning per broker per this interval during an outage; default 10 000. */
-  readonly connectionWarnIntervalMs?: number;
-  /** Epoch ms; default `Date.now`. */
-  readonly now?: () => number;
-}
+export type KafkajsLogRouterOptions = ConnectionOutagesOptions;
 
 /**
  * Group-protocol chatter kafkajs logs at ERROR or WARN while a consumer group rebalances —
@@ -30,24 +26,15 @@ const GROUP_CHATTER =
  * available or moved; a partition leader being elected or moved — weir reports a write that
  * still fails as the task's port error), `CONCURRENT_TRANSACTIONS` while a fenced or crashed
  * producer's transaction is completed, and its consumer's `Crash:` line, which weir reports
- * itself (the worker: `kafka consumer stopped`, the DLQ tools: the command's error).
+ * itself (the worker: `kafka consumer stopped`, the DLQ tools: the command's error), and a
+ * failed `CreateTopics` response (most often topics another worker or stream thread created a
+ * moment before; weir reports a real failure as the start's error).
  */
 const HANDLED_ELSEWHERE =
-  /coordinator is (loading|not available)|not the correct coordinator|leadership election|not the leader for that topic-partition|concurrent operation on the same transaction|^Crash: /i;
+  /coordinator is (loading|not available)|not the correct coordinator|leadership election|not the leader for that topic-partition|concurrent operation on the same transaction|^Crash: |^Response CreateTopics\b/i;
 /** Messages and errors that say a broker cannot be reached. */
 const CONNECTION_TROUBLE =
   /Connection error|Connection timeout|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Closed connection|Failed to connect|KafkaJSConnection|socket hang up|not connected/i;
-
-/** One broker's outage: when it began, and the errors since. */
-interface Outage {
-  readonly sinceMs: number;
-  windowStartMs: number;
-  /** Errors since the last warning. */
-  inWindow: number;
-  /** Errors since the outage began. */
-  total: number;
-  lastError: string;
-}
 
 /**
  * Routes kafkajs' log calls to weir's pino logger so that only real problems reach `warn`:
@@ -55,10 +42,10 @@ interface Outage {
  * - group-protocol chatter (heartbeats, rebalances, joins), the coordinator and leader errors
  *   kafkajs retries after a broker restart, and the consumer's `Crash:` line (weir reports the
  *   crash itself) go to `debug`;
- * - connection errors during a broker outage are aggregated per broker: one `warn` when the
- *   outage begins, then at most one `warn` per broker per `connectionWarnIntervalMs` with the
- *   count of errors since the last one, and one `info` (`kafka broker connection is back`, with
- *   the outage's error count and length) at the first successful response from that broker;
+ * - connection errors during a broker outage are aggregated per broker ({@link ConnectionOutages}):
+ *   one `warn` when the outage begins, then at most one `warn` per broker per
+ *   `connectionWarnIntervalMs` with the count of errors since the last one, and one `info`
+ *   (`kafka broker connection is back`) at the first successful response from that broker;
  * - other ERROR and WARN lines stay `warn` (kafkajs logs retried, recoverable errors at ERROR;
  *   weir reports failures that matter itself), INFO becomes `debug`, DEBUG `trace`.
  *
@@ -66,14 +53,11 @@ interface Outage {
  */
 export class KafkajsLogRouter {
   private readonly log: Logger;
-  private readonly intervalMs: number;
-  private readonly now: () => number;
-  private readonly outages = new Map<string, Outage>();
+  private readonly outages: ConnectionOutages;
 
   constructor(logger: Logger, options: KafkajsLogRouterOptions = {}) {
     this.log = logger.child({ component: 'kafkajs' });
-    this.intervalMs = options.connectionWarnIntervalMs ?? 10_000;
-    this.now = options.now ?? Date.now;
+    this.outages = new ConnectionOutages(this.log, 'kafkajs', options);
   }
 
   /** Handles one kafkajs log call (kafkajs' `logCreator` returns this, bound). */
@@ -84,7 +68,9 @@ export class KafkajsLogRouter {
     const message = raw instanceof Error ? raw.message : String(raw);
     const fields: Record<string, unknown> = raw instanceof Error ? { ...rest, err: raw } : rest;
     if (level >= KAFKAJS_LEVEL.debug) {
-      if (this.outages.size > 0 && message.startsWith('Response ') && fields['error'] === undefined) this.recovered(fields['broker']);
+      const broker = fields['broker'];
+      if (this.outages.open && typeof broker === 'string' && message.startsWith('Response ') && fields['error'] === undefined)
+        this.outages.recovered(broker);
       this.emit('trace', namespace, fields, message);
       return;
     }
@@ -97,41 +83,8 @@ export class KafkajsLogRouter {
   }
 
   private connectionError(namespace: string, fields: Record<string, unknown>, message: string, error: string): void {
-    const broker = brokerOf(fields, `${message} ${error}`);
-    const now = this.now();
-    const problem = error === '' ? message : `${message}: ${error}`;
-    const outage = this.outages.get(broker);
     this.emit('debug', namespace, fields, message);
-    if (outage === undefined) {
-      this.outages.set(broker, { sinceMs: now, windowStartMs: now, inWindow: 0, total: 1, lastError: problem });
-      this.log.warn({ broker, error: problem }, 'kafka broker unreachable; kafkajs retries');
-      return;
-    }
-    outage.total++;
-    outage.inWindow++;
-    outage.lastError = problem;
-    if (now - outage.windowStartMs >= this.intervalMs) {
-      this.log.warn(
-        { broker, errors: outage.inWindow, outageMs: now - outage.sinceMs, error: problem },
-        'kafka broker still unreachable; kafkajs retries',
-      );
-      outage.windowStartMs = now;
-      outage.inWindow = 0;
-    }
-  }
-
-  private recovered(broker: unknown): void {
-    const key = typeof broker === 'string' ? broker : undefined;
-    // A response from any broker also ends the outage of the unnamed seed broker.
-    for (const name of key === undefined ? [] : [key, UNKNOWN_BROKER]) {
-      const outage = this.outages.get(name);
-      if (outage === undefined) continue;
-      this.outages.delete(name);
-      this.log.info(
-        { broker: name === UNKNOWN_BROKER ? key : name, errors: outage.total, outageMs: this.now() - outage.sinceMs },
-        'kafka broker connection is back',
-      );
-    }
+    this.outages.failed(brokerOf(fields, `${message} ${error}`), error === '' ? message : `${message}: ${error}`);
   }
 
   private emit(method: 'warn' | 'debug' | 'trace', namespace: string, fields: Record<string, unknown>, message: string): void {
@@ -139,11 +92,8 @@ export class KafkajsLogRouter {
   }
 }
 
-/** The outage key of an error whose log call names no broker. */
-const UNKNOWN_BROKER = '(bootstrap)';
-
 /** The broker a kafkajs log call is about: its `broker` field, else a `host:port` in the text. */
 function brokerOf(fields: Record<string, unknown>, text: string): string {
   if (typeof fields['broker'] === 'string') return fields['broker'];
-  return /(\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z0-9.-]+):(\d{2,5})\b/.exec(text)?.slice(1, 3).join(':') ?? UNKNOWN_BROKER;
+  return hostPortIn(text) ?? UNKNOWN_BROKER;
 }

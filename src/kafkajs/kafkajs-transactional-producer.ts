@@ -4,8 +4,8 @@ import type { OutputRecord, TopicPartitionOffset } from '../record/record-types.
 import type { TransactionalProducerClient } from '../kafka/kafka-client.js';
 import { isFencedError } from './kafkajs-errors.js';
 import { topicMessagesOf } from './kafkajs-messages.js';
-import { chunkByBytes } from '../kafka/produce-batcher.js';
-import { PRODUCER_CONFIG } from './kafkajs-record-producer.js';
+import { chunkRecords } from '../kafka/produce-batcher.js';
+import { KAFKAJS_REQUEST_LIMITS, PRODUCER_CONFIG } from './kafkajs-record-producer.js';
 
 /**
  * A task's transactional producer over kafkajs, `transactional.id` =
@@ -66,7 +66,8 @@ export class KafkajsTransactionalProducer implements TransactionalProducerClient
   async send(records: readonly OutputRecord[]): Promise<void> {
     await this.guard(async () => {
       // kafkajs does not split record batches: keep each request under the broker's limit.
-      for (const chunk of chunkByBytes(records)) await this.current().sendBatch({ acks: -1, topicMessages: topicMessagesOf(chunk) });
+      for (const chunk of chunkRecords(records, KAFKAJS_REQUEST_LIMITS))
+        await this.current().sendBatch({ acks: -1, topicMessages: topicMessagesOf(chunk) });
     });
   }
 

@@ -10,9 +10,16 @@ export const DEFAULT_MAX_RECORD_BYTES = 1_000_000;
 /** Estimated wire size of a record, bytes: key, value, headers and per-record overhead. */
 export function recordBytes(record: OutputRecord): number {
   let bytes = 32 + (record.key?.length ?? 0) + (record.value?.length ?? 0);
-  for (const [name, value] of Object.entries(record.headers)) {
-    const values = Array.isArray(value) ? value : [value];
-    for (const v of values) if (v !== undefined) bytes += name.length + 4 + (typeof v === 'string' ? Buffer.byteLength(v) : v.length);
+  const headers = record.headers;
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined) continue;
+    if (!Array.isArray(value)) bytes += headerBytes(name, value);
+    else for (const v of value) if (v !== undefined) bytes += headerBytes(name, v);
   }
   return bytes;
+}
+
+function headerBytes(name: string, value: string | Buffer): number {
+  return name.length + 4 + (typeof value === 'string' ? Buffer.byteLength(value) : value.length);
 }

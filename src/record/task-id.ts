@@ -21,3 +21,14 @@ export function taskId(tp: TopicPartition): string {
 export function transactionalId(applicationId: string, tp: TopicPartition): string {
   return `${applicationId}-${taskId(tp)}`;
 }
+
+/**
+ * The `transactional.id` of a member's one producer under exactly_once_v2 (KIP-447, one
+ * producer per worker or stream thread): `<application.id>-<member>`, where `member` is the
+ * member's `group.instance.id` when it has one — so a restarted static member fences its
+ * predecessor's producer and aborts its open transaction at once — else a name unique to the
+ * process and thread (`<host>-<pid>[-thread-<n>]`).
+ */
+export function memberTransactionalId(applicationId: string, member: string): string {
+  return `${applicationId}-${member}`;
+}

@@ -63,8 +63,19 @@ export function headerNumber(headers: RecordHeaders, name: string): number | und
   return Number.isFinite(n) ? n : undefined;
 }
 
-/** A copy of `headers` without weir's own headers (what users and success sinks see). */
+/**
+ * `headers` without weir's own headers (what users and success sinks see): a copy, or
+ * `headers` itself when it has none of them (nothing shares it that could change it).
+ */
 export function withoutWeirHeaders(headers: RecordHeaders): RecordHeaders {
+  let clean = true;
+  for (const name in headers) {
+    if (name.startsWith(WEIR_HEADER_PREFIX) || headers[name] === undefined) {
+      clean = false;
+      break;
+    }
+  }
+  if (clean) return headers;
   const out: RecordHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (!name.startsWith(WEIR_HEADER_PREFIX) && value !== undefined) out[name] = value;
@@ -86,7 +97,7 @@ export function weirHeadersOf(headers: RecordHeaders): Record<string, string> {
 /** User headers decoded to strings, the last value of a repeated header winning. */
 export function userHeaderStrings(headers: RecordHeaders): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of Object.keys(headers)) {
+  for (const name in headers) {
     if (name.startsWith(WEIR_HEADER_PREFIX)) continue;
     const value = headerString(headers, name);
     if (value !== undefined) out[name] = value;

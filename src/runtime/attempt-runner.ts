@@ -1,14 +1,14 @@
 import type { Random } from '../failure/backoff.js';
 import { historyFromHeaders, type RetryHistory } from '../failure/retry-history.js';
 import type { OutputRecord } from '../record/record-types.js';
-import type { Subtopology } from '../topology/compiled-topology.js';
 import { AttemptGate } from './attempt-gate.js';
-import { withTraceHeaders, type AttemptTracer } from './attempt-tracer.js';
+import { withTraceHeaders, type AttemptSpan, type AttemptTracer } from './attempt-tracer.js';
 import type { WaitReason } from './poll-result.js';
 import type { Clock } from './ports.js';
 import type { PreparedRecord } from './prepared-record.js';
 import type { ProcessorResilience } from './processor-resilience.js';
-import { runAttempt } from './run-attempt.js';
+import { runAttempt, type AttemptResult, type AttemptSetting } from './run-attempt.js';
+import type { SubtopologyView } from './subtopology-view.js';
 import type { Slot } from './task-buffer.js';
 import type { TaskEvents } from './task-events.js';
 
@@ -20,7 +20,8 @@ export type AttemptStep =
 /** What an {@link AttemptRunner} needs from its task. */
 export interface AttemptRunnerOptions {
   readonly applicationId: string;
-  readonly sub: Subtopology;
+  /** The task's sub-topology, as plain objects. */
+  readonly view: SubtopologyView;
   /** Whether the task reads a retry tier (the record's history is in its headers). */
   readonly fromRetryTier: boolean;
   readonly resilience: ProcessorResilience;
@@ -41,9 +42,17 @@ export interface AttemptRunnerOptions {
  */
 export class AttemptRunner {
   private readonly gate: AttemptGate;
+  private readonly setting: AttemptSetting;
 
   constructor(private readonly options: AttemptRunnerOptions) {
     this.gate = new AttemptGate(options.resilience, options.events);
+    this.setting = {
+      applicationId: options.applicationId,
+      view: options.view,
+      clock: options.clock,
+      random: options.random,
+      maxRecordBytes: options.maxRecordBytes,
+    };
   }
 
   /**
@@ -53,9 +62,10 @@ export class AttemptRunner {
    * attempts it had), or a retry waiting for a budget token (`retry-budget`).
    *
    * @param now the task's clock at the start, epoch ms
+   * @returns the step at once when the processor answered synchronously, else a promise of it
    */
-  async attempt(slot: Slot, prepared: PreparedRecord, now: number): Promise<AttemptStep> {
-    const { events, clock, sub } = this.options;
+  attempt(slot: Slot, prepared: PreparedRecord, now: number): AttemptStep | Promise<AttemptStep> {
+    const { events, clock, view } = this.options;
     const history = slot.retry?.history ?? historyFromHeaders(slot.raw, this.options.fromRetryTier);
     let probe = false;
     if (prepared.kind === 'ready') {
@@ -64,29 +74,42 @@ export class AttemptRunner {
       probe = admission.probe;
     }
     const started = clock.now();
-    const span = this.options.tracer?.start({
-      applicationId: this.options.applicationId,
-      processor: sub.processor.name,
-      topic: slot.raw.topic,
-      partition: slot.raw.partition,
-      offset: slot.raw.offset,
-      attempt: prepared.kind === 'unreadable' ? history.attempts : history.attempts + 1,
-      maxAttempts: sub.processor.retry.maxAttempts,
-      key: slot.raw.key,
-      headers: slot.raw.headers,
-    });
-    const run = () =>
-      runAttempt({
-        applicationId: this.options.applicationId,
-        sub,
-        prepared,
-        history,
-        clock,
-        random: this.options.random,
-        maxRecordBytes: this.options.maxRecordBytes,
-        onLateForward: () => events.lateForward(slot.raw, sub.processor.name),
-      });
-    const result = span === undefined ? await run() : await span.run(run);
+    const tracer = this.options.tracer;
+    const span =
+      tracer?.isActive() !== true
+        ? undefined
+        : tracer.start({
+            applicationId: this.options.applicationId,
+            processor: view.processorName,
+            topic: slot.raw.topic,
+            partition: slot.raw.partition,
+            offset: slot.raw.offset,
+            attempt: prepared.kind === 'unreadable' ? history.attempts : history.attempts + 1,
+            maxAttempts: view.maxAttempts,
+            key: slot.raw.key,
+            headers: slot.raw.headers,
+          });
+    if (span === undefined) {
+      const result = runAttempt(this.setting, prepared, history, events);
+      if (result instanceof Promise) return result.then((r) => this.decide(slot, prepared, history, started, probe, r, undefined));
+      return this.decide(slot, prepared, history, started, probe, result, undefined);
+    }
+    return span
+      .run(async () => runAttempt(this.setting, prepared, history, events))
+      .then((r) => this.decide(slot, prepared, history, started, probe, r, span));
+  }
+
+  /** What the attempt's result means for the record: counted by the breaker, reported, and decided or held. */
+  private decide(
+    slot: Slot,
+    prepared: PreparedRecord,
+    history: RetryHistory,
+    started: number,
+    probe: boolean,
+    result: AttemptResult,
+    span: AttemptSpan | undefined,
+  ): AttemptStep {
+    const { events, clock, view } = this.options;
     const call = result.call;
     const outcome = span === undefined ? result.outcome : withTraceHeaders(result.outcome, span.headers());
     const at = clock.now();
@@ -96,7 +119,7 @@ export class AttemptRunner {
     // again, so a record that fails on its own (not because of the outage) still reaches the DLQ.
     const holds = slot.retry?.holds ?? 0;
     const tripped = call === 'none' ? undefined : this.gate.settle(at, call, probe, outcome);
-    const heldUntil = holds < sub.processor.retry.maxAttempts ? tripped : undefined;
+    const heldUntil = holds < view.maxAttempts ? tripped : undefined;
     span?.end(
       outcome.kind === 'success'
         ? { outcome: heldUntil === undefined ? outcome.kind : 'held' }
@@ -120,7 +143,7 @@ export class AttemptRunner {
       events.outcome(slot.raw, outcome, attempt, at, durationMs);
       return { kind: 'wait', untilMs: dueAt, reason: 'backoff' };
     }
-    slot.retry = undefined;
+    if (slot.retry !== undefined) slot.retry = undefined;
     events.outcome(slot.raw, outcome, attempt, at, durationMs);
     return { kind: 'decided', outputs: outcome.kind === 'success' ? outcome.outputs : [outcome.output] };
   }

@@ -39,6 +39,11 @@ export interface AttemptSpan {
  * OpenTelemetry (`OtelAttemptTracer`); without one, nothing is traced.
  */
 export interface AttemptTracer {
+  /**
+   * Whether a span would record or carry anything now. When false the task skips `start`, so
+   * an untraced attempt costs nothing.
+   */
+  isActive(): boolean;
   start(info: AttemptSpanInfo): AttemptSpan;
 }
 

@@ -15,7 +15,7 @@ import { compile } from '../topology/compile.js';
 import { PartitionTask } from './partition-task.js';
 import type { PollResult } from './poll-result.js';
 import type { DedupStore } from './ports.js';
-import type { PortErrorEvent, RecordEvent } from './task-listener.js';
+import type { PortErrorEvent, RecordEvent, TaskListener } from './task-listener.js';
 
 /** The application id of every harness topology. */
 export const APP = 'app';
@@ -29,6 +29,8 @@ export interface TaskHarnessOptions {
   readonly partitions?: number;
   /** The tasks' record size limit, bytes. */
   readonly maxRecordBytes?: number;
+  /** Another listener of every task (e.g. the worker's metrics), beside the harness' own. */
+  readonly listener?: TaskListener;
 }
 
 /** One record to produce; an object value is sent as JSON, a string as it is. */
@@ -40,7 +42,14 @@ export interface HarnessRecord {
 }
 
 /** Builds the topology, its topics, a dedup store and the listeners' logs. */
-export function taskHarness({ fn, options = {}, guarantee = 'at_least_once', partitions = 1, maxRecordBytes }: TaskHarnessOptions) {
+export function taskHarness({
+  fn,
+  options = {},
+  guarantee = 'at_least_once',
+  partitions = 1,
+  maxRecordBytes,
+  listener,
+}: TaskHarnessOptions) {
   const clock = new ManualClock();
   const kafka = new InMemoryKafka(clock);
   const compiled = compile(
@@ -80,9 +89,13 @@ export function taskHarness({ fn, options = {}, guarantee = 'at_least_once', par
       dedupStore,
       ...(maxRecordBytes !== undefined ? { maxRecordBytes } : {}),
       listener: {
+        ...listener,
         onWarning: (e) => warnings.push(e.message),
         onRecord: (e) => events.push(e),
-        onPortError: (e) => portErrors.push(e),
+        onPortError: (e) => {
+          portErrors.push(e);
+          listener?.onPortError?.(e);
+        },
         onDedupSkipped: (e) => skipped.push(e.records),
       },
     });

@@ -14,6 +14,7 @@ import { prepareRecord } from './prepared-record.js';
 import { TaskBuffer, type Slot } from './task-buffer.js';
 import { processorResilience } from './processor-resilience.js';
 import { AttemptRunner } from './attempt-runner.js';
+import { subtopologyView, type SubtopologyView } from './subtopology-view.js';
 import { assertTransition, type TaskState, type TaskStateKind } from './task-state.js';
 import type { TaskWriter } from './task-writer.js';
 import { UnitOfWork } from './unit-of-work.js';
@@ -42,6 +43,10 @@ export class PartitionTask {
   readonly topic: string;
   readonly partition: number;
   private readonly sub: Subtopology;
+  /** The sub-topology's per-record fields, as plain objects. */
+  private readonly view: SubtopologyView;
+  /** `commit.interval.ms`. */
+  private readonly commitIntervalMs: number;
   private readonly tier: RetryTier | null;
   private readonly writer: TaskWriter;
   private readonly dedup: DedupGate | undefined;
@@ -74,10 +79,12 @@ export class PartitionTask {
     this.topic = topic;
     this.partition = partition;
     this.sub = route.subtopology;
+    this.view = subtopologyView(this.sub);
+    this.commitIntervalMs = topology.commitIntervalMs;
     this.tier = route.tier;
     this.attempts = new AttemptRunner({
       applicationId: topology.applicationId,
-      sub: this.sub,
+      view: this.view,
       fromRetryTier: this.tier !== null,
       resilience: options.resilience ?? processorResilience(this.sub.processor),
       events: this.events,
@@ -169,8 +176,14 @@ export class PartitionTask {
       this.transition({ kind: 'stopping', mode });
   }
 
-  /** Runs the task as far as it can go without waiting. See {@link PollResult}. */
+  /** Runs the task as far as it can go without waiting, then reports the outcomes it counted. See {@link PollResult}. */
   async poll(): Promise<PollResult> {
+    const result = await this.step();
+    this.events.report(this.topic, this.partition);
+    return result;
+  }
+
+  private async step(): Promise<PollResult> {
     if (this.state.kind === 'closed' || this.state.kind === 'fenced') return { kind: 'closed', state: this.state.kind };
     if (this.state.kind === 'stopping') return this.finish(this.state.mode);
     const now = this.options.clock.now();
@@ -217,7 +230,8 @@ export class PartitionTask {
         processed++;
         continue;
       }
-      const step = await this.attempts.attempt(slot, prepared, t);
+      const attempted = this.attempts.attempt(slot, prepared, t);
+      const step = attempted instanceof Promise ? await attempted : attempted;
       if (step.kind === 'wait') return this.waitAfterFlush(step.untilMs, step.reason);
       this.unit.add(step.outputs, prepared.dedupKey);
       this.buffer.advance();
@@ -240,7 +254,7 @@ export class PartitionTask {
   private async prepareWindow(): Promise<boolean> {
     const window: Slot[] = [];
     for (const slot of this.buffer.window(this.maxPollRecords)) {
-      if (slot.prepared === undefined) slot.prepared = prepareRecord(slot.raw, this.sub.source, this.dedupPolicy);
+      if (slot.prepared === undefined) slot.prepared = prepareRecord(slot.raw, this.view.source, this.dedupPolicy);
       if (slot.claim === undefined) window.push(slot);
     }
     if (this.dedup === undefined) {
@@ -252,7 +266,7 @@ export class PartitionTask {
 
   /** Whether the commit interval has passed since the last commit. */
   private commitDue(): boolean {
-    return this.options.clock.now() - this.lastCommitAt >= this.options.topology.commitIntervalMs;
+    return this.options.clock.now() - this.lastCommitAt >= this.commitIntervalMs;
   }
 
   /** Writes the unit (if due) and reports; returns a PollResult when the task must stop here. */
@@ -273,6 +287,7 @@ export class PartitionTask {
       case 'rewind':
         this.buffer.rewind();
         this.unit = new UnitOfWork();
+        this.events.rewound();
         return this.portFailed('transaction', result.error);
       case 'durable': {
         this.durable = nextOffset;
@@ -293,7 +308,7 @@ export class PartitionTask {
   }
 
   private async waitAfterFlush(untilMs: number, reason: WaitReason): Promise<PollResult> {
-    const longWait = untilMs - this.options.clock.now() >= this.options.topology.commitIntervalMs;
+    const longWait = untilMs - this.options.clock.now() >= this.commitIntervalMs;
     const flushed = await this.flush(longWait || this.options.output.guarantee === 'exactly_once');
     return flushed ?? { kind: 'wait', untilMs, reason };
   }
@@ -301,7 +316,7 @@ export class PartitionTask {
   private idleOrCommitWait(): PollResult {
     const pending = !this.unit.isEmpty || this.buffer.nextOffset() > this.writer.committedOffset;
     if (!pending) return { kind: 'idle' };
-    return { kind: 'wait', untilMs: this.lastCommitAt + this.options.topology.commitIntervalMs, reason: 'commit' };
+    return { kind: 'wait', untilMs: this.lastCommitAt + this.commitIntervalMs, reason: 'commit' };
   }
 
   /** A port failed: report it and wait (capped backoff); `rewrite` the unit first when nothing of it became durable. */

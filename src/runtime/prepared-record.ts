@@ -2,7 +2,8 @@ import { WEIR_HEADERS, headerNumber, userHeaderStrings } from '../record/weir-he
 import type { ProcessorRecord } from '../dsl/processor.js';
 import { DeserializationError } from '../errors.js';
 import type { InputRecord } from '../record/record-types.js';
-import type { DedupPolicy, SourceNode } from '../topology/compiled-topology.js';
+import type { DedupPolicy } from '../topology/compiled-topology.js';
+import type { SourceSerdes } from './subtopology-view.js';
 
 /**
  * A raw record made ready for its processor:
@@ -13,7 +14,7 @@ export type PreparedRecord =
   | { readonly kind: 'ready'; readonly raw: InputRecord; readonly record: ProcessorRecord; readonly dedupKey: string | null }
   | { readonly kind: 'unreadable'; readonly raw: InputRecord; readonly error: unknown; readonly dedupKey: null };
 
-function deserialize(raw: InputRecord, source: SourceNode): ProcessorRecord | DeserializationError {
+function deserialize(raw: InputRecord, source: SourceSerdes): ProcessorRecord | DeserializationError {
   let key: unknown;
   try {
     key = source.keySerde.deserialize(raw.key);
@@ -42,7 +43,7 @@ function deserialize(raw: InputRecord, source: SourceNode): ProcessorRecord | De
  * `#replay-<n>` appended for a record replayed from the DLQ, `weir.replay.count` = n).
  * Never throws: a failing serde or dedup-key function becomes `error`.
  */
-export function prepareRecord(raw: InputRecord, source: SourceNode, dedup: DedupPolicy | null): PreparedRecord {
+export function prepareRecord(raw: InputRecord, source: SourceSerdes, dedup: DedupPolicy | null): PreparedRecord {
   const record = deserialize(raw, source);
   if (record instanceof DeserializationError) return { kind: 'unreadable', raw, error: record, dedupKey: null };
   if (dedup === null) return { kind: 'ready', raw, record, dedupKey: null };

@@ -2,50 +2,85 @@ import { withoutWeirHeaders } from '../record/weir-headers.js';
 import type { ProcessorOutput, ProcessorRecord } from '../dsl/processor.js';
 import { NoMatchingBranchError, SerializationError } from '../errors.js';
 import type { InputRecord, OutputRecord, RecordHeaders } from '../record/record-types.js';
-import type { SinkNode, Subtopology } from '../topology/compiled-topology.js';
+import type { SinkView, SubtopologyView } from './subtopology-view.js';
+
+/** A routing failure: the whole input record goes to the DLQ with `error`. */
+export interface RoutingError {
+  readonly error: unknown;
+}
 
 /**
  * Routes a successful attempt's outputs to the success sinks and serializes them. The first
  * sink whose `when` holds takes an output (Kafka Streams' `split()` semantics); outputs keep
  * the input's timestamp and headers (weir's own headers removed), plus their own headers.
  *
+ * @param forwarded what the processor passed to `ctx.forward()`, in order (or undefined)
+ * @param returned what the processor returned: one more output with the input's key, unless `undefined`
  * @returns the records to write, or the error that sends the whole input record to the DLQ
  *   (`NoMatchingBranchError`, `SerializationError`, or what a `when` predicate threw) — a
  *   record's outputs are written all or none.
  */
 export function routeOutputs(
-  sub: Subtopology,
+  view: SubtopologyView,
   raw: InputRecord,
   record: ProcessorRecord,
-  outputs: readonly ProcessorOutput[],
-): OutputRecord[] | { readonly error: unknown } {
-  if (outputs.length === 0) return [];
+  forwarded: readonly ProcessorOutput[] | undefined,
+  returned: unknown,
+): OutputRecord[] | RoutingError {
+  const count = (forwarded?.length ?? 0) + (returned === undefined ? 0 : 1);
+  if (count === 0) return [];
   const baseHeaders = withoutWeirHeaders(raw.headers);
-  const routed: OutputRecord[] = [];
-  for (const output of outputs) {
-    const key = output.key !== undefined ? output.key : record.key;
-    const headers: RecordHeaders = output.headers ? { ...baseHeaders, ...output.headers } : baseHeaders;
-    let sink: SinkNode | undefined;
+  const routed: OutputRecord[] = new Array<OutputRecord>(count);
+  let n = 0;
+  for (const output of forwarded ?? []) {
+    const out = routeOne(view, raw, record, baseHeaders, output.key !== undefined ? output.key : record.key, output.value, output.headers);
+    if (!isRecord(out)) return out;
+    routed[n++] = out;
+  }
+  if (returned !== undefined) {
+    const out = routeOne(view, raw, record, baseHeaders, record.key, returned, undefined);
+    if (!isRecord(out)) return out;
+    routed[n] = out;
+  }
+  return routed;
+}
+
+function isRecord(out: OutputRecord | RoutingError): out is OutputRecord {
+  return 'topic' in out;
+}
+
+function routeOne(
+  view: SubtopologyView,
+  raw: InputRecord,
+  record: ProcessorRecord,
+  baseHeaders: RecordHeaders,
+  key: unknown,
+  value: unknown,
+  extraHeaders: Readonly<Record<string, string>> | undefined,
+): OutputRecord | RoutingError {
+  let sink: SinkView | undefined;
+  if (view.firstSinkTakesAll) sink = view.sinks[0];
+  else {
     try {
-      const view = { key, value: output.value, headers: output.headers ? { ...record.headers, ...output.headers } : record.headers };
-      sink = sub.sinks.find((s) => s.when === null || s.when(view) === true);
+      const outputView = { key, value, headers: extraHeaders ? { ...record.headers, ...extraHeaders } : record.headers };
+      sink = view.sinks.find((s) => s.when === null || s.when(outputView) === true);
     } catch (error) {
       return { error };
     }
-    if (sink === undefined) return { error: new NoMatchingBranchError(sub.processor.name) };
-    let keyBytes: Buffer | null;
-    let valueBytes: Buffer | null;
-    try {
-      keyBytes = sink.keySerde.serialize(key);
-    } catch (cause) {
-      return { error: new SerializationError(sink.name, sink.keySerde.name, { cause }) };
-    }
-    try {
-      valueBytes = sink.valueSerde.serialize(output.value);
-    } catch (cause) {
-      return { error: new SerializationError(sink.name, sink.valueSerde.name, { cause }) };
-    }
-    routed.push({ topic: sink.topic, key: keyBytes, value: valueBytes, headers, timestamp: raw.timestamp });
   }
-  return routed;
+  if (sink === undefined) return { error: new NoMatchingBranchError(view.processorName) };
+  let keyBytes: Buffer | null;
+  let valueBytes: Buffer | null;
+  try {
+    keyBytes = sink.keySerde.serialize(key);
+  } catch (cause) {
+    return { error: new SerializationError(sink.name, sink.keySerde.name, { cause }) };
+  }
+  try {
+    valueBytes = sink.valueSerde.serialize(value);
+  } catch (cause) {
+    return { error: new SerializationError(sink.name, sink.valueSerde.name, { cause }) };
+  }
+  const headers: RecordHeaders = extraHeaders ? { ...baseHeaders, ...extraHeaders } : baseHeaders;
+  return { topic: sink.topic, key: keyBytes, value: valueBytes, headers, timestamp: raw.timestamp };
 }

@@ -2,24 +2,65 @@ import type { InputRecord } from '../record/record-types.js';
 import { errorMessageOf } from '../failure/classify-error.js';
 import type { RecordOutcome } from './record-outcome.js';
 import type { PortName } from './ports.js';
-import type { TaskListener } from './task-listener.js';
+import type { FinalOutcome, RecordEvent, RecordEventOutcome, TaskListener } from './task-listener.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
-/** A task's side of its {@link TaskListener}: builds each event from the task's own values. */
+/** The event name of an outcome. */
+function eventOutcome(outcome: RecordOutcome | 'duplicate'): RecordEventOutcome {
+  if (outcome === 'duplicate') return 'duplicate';
+  switch (outcome.kind) {
+    case 'success':
+      return 'success';
+    case 'dead-letter':
+      return 'dead-letter';
+    case 'retry-in-place':
+    case 'retry-topic':
+      return 'retry';
+  }
+}
+
+/**
+ * A task's side of its {@link TaskListener}: builds each event from the task's own values,
+ * and only the events some handler takes. Outcomes are counted as they are decided and
+ * reported once per poll (`report()`), and the input timestamps of final outcomes are kept
+ * until the flush that makes them durable (`flushed()`) or the rewind that discards them.
+ */
 export class TaskEvents {
+  private readonly each: ((event: RecordEvent) => void) | undefined;
+  private readonly failed: ((event: RecordEvent) => void) | undefined;
+  private readonly counting: boolean;
+  private counts: Record<RecordEventOutcome, number> = { success: 0, retry: 0, held: 0, 'dead-letter': 0, duplicate: 0 };
+  private durations: Partial<Record<RecordEventOutcome, number[]>> = {};
+  private decided: Partial<Record<FinalOutcome, number[]>> = {};
+  private pending = 0;
+
   constructor(
     /** `<topic>-<partition>`. */
     private readonly task: string,
     readonly listener: TaskListener | undefined,
-  ) {}
+  ) {
+    this.each = listener?.onRecord?.bind(listener);
+    this.failed = listener?.onFailedRecord?.bind(listener);
+    this.counting = listener?.onRecords !== undefined || listener?.onFlush !== undefined;
+  }
+
+  /** Counts an outcome and keeps what `onRecords` and `onFlush` report. */
+  private count(raw: InputRecord, outcome: RecordEventOutcome, final: boolean, durationMs: number | undefined): void {
+    if (!this.counting) return;
+    this.counts[outcome]++;
+    this.pending++;
+    if (durationMs !== undefined) (this.durations[outcome] ??= []).push(durationMs);
+    if (final) (this.decided[outcome as FinalOutcome] ??= []).push(raw.timestamp);
+  }
 
   /** The fields every record event carries. */
-  private base(raw: InputRecord, attempt: number, atMs: number, durationMs: number | undefined) {
+  private event(raw: InputRecord, outcome: RecordEventOutcome, attempt: number, atMs: number, durationMs: number | undefined): RecordEvent {
     return {
       task: this.task,
       topic: raw.topic,
       partition: raw.partition,
       offset: raw.offset,
+      outcome,
       attempt,
       atMs,
       timestampMs: raw.timestamp,
@@ -29,31 +70,53 @@ export class TaskEvents {
 
   /** A record's outcome (`'duplicate'`: skipped by dedup), decided at `atMs` by an attempt of `durationMs`. */
   outcome(raw: InputRecord, outcome: RecordOutcome | 'duplicate', attempt: number, atMs: number, durationMs?: number): void {
-    const onRecord = this.listener?.onRecord;
-    if (onRecord === undefined) return;
-    const base = this.base(raw, attempt, atMs, durationMs);
-    if (outcome === 'duplicate') onRecord({ ...base, outcome: 'duplicate' });
-    else if (outcome.kind === 'success') onRecord({ ...base, outcome: 'success', outputs: outcome.outputs.length });
+    const name = eventOutcome(outcome);
+    const retryTopic = outcome !== 'duplicate' && outcome.kind === 'retry-topic' ? outcome.output.topic : undefined;
+    this.count(raw, name, name !== 'retry' || retryTopic !== undefined, durationMs);
+    const failed = name !== 'success' && name !== 'duplicate';
+    if (this.each === undefined && (!failed || this.failed === undefined)) return;
+    const base = this.event(raw, name, attempt, atMs, durationMs);
+    let event: RecordEvent;
+    if (outcome === 'duplicate') event = base;
+    else if (outcome.kind === 'success') event = { ...base, outputs: outcome.outputs.length };
     else {
       const failure = { errorClass: outcome.errorClass, errorMessage: errorMessageOf(outcome.error) };
-      if (outcome.kind === 'dead-letter') onRecord({ ...base, outcome: 'dead-letter', ...failure });
-      else
-        onRecord({
-          ...base,
-          outcome: 'retry',
-          ...failure,
-          delayMs: outcome.delayMs,
-          ...(outcome.kind === 'retry-topic' ? { retryTopic: outcome.output.topic } : {}),
-        });
+      if (outcome.kind === 'dead-letter') event = { ...base, ...failure };
+      else event = { ...base, ...failure, delayMs: outcome.delayMs, ...(retryTopic !== undefined ? { retryTopic } : {}) };
     }
+    this.each?.(event);
+    if (failed) this.failed?.(event);
   }
 
   /** A failed attempt charged to the tripped circuit breaker: the record waits `waitMs` with its attempts unchanged. */
   held(raw: InputRecord, outcome: RecordOutcome, attempt: number, atMs: number, waitMs: number, durationMs?: number): void {
-    const onRecord = this.listener?.onRecord;
-    if (onRecord === undefined || outcome.kind === 'success') return;
-    const base = this.base(raw, attempt, atMs, durationMs);
-    onRecord({ ...base, outcome: 'held', errorClass: outcome.errorClass, errorMessage: errorMessageOf(outcome.error), delayMs: waitMs });
+    if (outcome.kind === 'success') return;
+    this.count(raw, 'held', false, durationMs);
+    if (this.each === undefined && this.failed === undefined) return;
+    const event: RecordEvent = {
+      ...this.event(raw, 'held', attempt, atMs, durationMs),
+      errorClass: outcome.errorClass,
+      errorMessage: errorMessageOf(outcome.error),
+      delayMs: waitMs,
+    };
+    this.each?.(event);
+    this.failed?.(event);
+  }
+
+  /** Reports the outcomes counted since the last report (once per poll; nothing when none). */
+  report(topic: string, partition: number): void {
+    if (this.pending === 0) return;
+    const counts = this.counts;
+    const attemptDurationsMs = this.durations;
+    this.counts = { success: 0, retry: 0, held: 0, 'dead-letter': 0, duplicate: 0 };
+    this.durations = {};
+    this.pending = 0;
+    this.listener?.onRecords?.({ task: this.task, topic, partition, counts, attemptDurationsMs });
+  }
+
+  /** The unit's records will run again (an aborted transaction): their outcomes were not final. */
+  rewound(): void {
+    this.decided = {};
   }
 
   /** A retry waits for a retry-budget token until `untilMs`. */
@@ -87,6 +150,8 @@ export class TaskEvents {
     committedOffset: number | undefined,
     durationMs?: number,
   ): void {
+    const decidedTimestampsMs = this.decided;
+    this.decided = {};
     this.listener?.onFlush?.({
       ...(durationMs !== undefined ? { durationMs } : {}),
       task: this.task,
@@ -96,6 +161,7 @@ export class TaskEvents {
       outputs: unit.outputs.length,
       confirmedKeys,
       ...(committedOffset !== undefined ? { committedOffset } : {}),
+      decidedTimestampsMs,
     });
   }
 
@@ -104,6 +170,7 @@ export class TaskEvents {
   }
 
   closed(state: 'closed' | 'fenced'): void {
+    this.decided = {};
     this.listener?.onClosed?.({ task: this.task, state });
   }
 }

@@ -44,6 +44,25 @@ export interface PortErrorEvent {
   readonly retryInMs: number;
 }
 
+/** A record outcome that is final once its unit of work is durable (a retry-tier copy is a final outcome of its input). */
+export type FinalOutcome = Extract<RecordEventOutcome, 'success' | 'dead-letter' | 'duplicate' | 'retry'>;
+
+/**
+ * What a task decided during one `poll()`, counted: the cheap way to observe every record
+ * (metrics), one event per poll instead of one per record. Reported at the end of each poll
+ * that decided anything; the arrays are the listener's to keep.
+ */
+export interface RecordsEvent {
+  /** `<topic>-<partition>` of the task. */
+  readonly task: string;
+  readonly topic: string;
+  readonly partition: number;
+  /** Records per outcome (a record retried in place counts once per failed attempt, like `onRecord`). */
+  readonly counts: Readonly<Record<RecordEventOutcome, number>>;
+  /** Durations of the attempts that ran, ms, by their outcome (an entry per attempt; absent for none). */
+  readonly attemptDurationsMs: Readonly<Partial<Record<RecordEventOutcome, readonly number[]>>>;
+}
+
 /** A unit of work that became durable, and the offset committed with it (if any). */
 export interface FlushEvent {
   readonly task: string;
@@ -56,14 +75,25 @@ export interface FlushEvent {
   readonly confirmedKeys: number;
   /** How long the write took on the task clock — produce and acks, offset commit or the whole transaction — ms. */
   readonly durationMs?: number;
+  /**
+   * The input timestamps (epoch ms) of the unit's records with a final outcome, by outcome:
+   * their outcomes became durable with this flush (end-to-end latency).
+   */
+  readonly decidedTimestampsMs?: Readonly<Partial<Record<FinalOutcome, readonly number[]>>>;
 }
 
 /**
  * Observes a task: the worker turns these into logs and metrics, the TopologyTestDriver
- * into the history its invariants check. Listeners must not throw.
+ * into the history its invariants check. Listeners must not throw. A task builds only the
+ * events some handler takes: `onRecord` costs an event per record, `onRecords` one per poll.
  */
 export interface TaskListener {
+  /** Every record's outcome, one event each (the TopologyTestDriver's history). */
   onRecord?(event: RecordEvent): void;
+  /** Failed attempts only — `retry`, `held` and `dead-letter` outcomes — one event each (logs, dead-letter metrics). */
+  onFailedRecord?(event: RecordEvent): void;
+  /** Every record counted, one event per poll (metrics). */
+  onRecords?(event: RecordsEvent): void;
   onFlush?(event: FlushEvent): void;
   onPortError?(event: PortErrorEvent): void;
   /** Dedup was skipped for records because the store failed under `onStoreError: 'skip-dedup'`. */

@@ -26,8 +26,8 @@ export async function ensureTopics(
     .filter((p) => !counts.has(p.topic))
     .map((p) => ({ topic: p.topic, partitions: p.partitions ?? defaultPartitions ?? counts.get(p.sourceTopic)! }));
   if (toCreate.length > 0) {
-    await admin.createTopics(toCreate);
-    logger.info({ topics: toCreate }, `created ${toCreate.length} topic(s)`);
+    if (await admin.createTopics(toCreate)) logger.info({ topics: toCreate }, `created ${toCreate.length} topic(s)`);
+    else logger.debug({ topics: toCreate }, 'topics created meanwhile by another worker');
   }
   return new Map(sources.map((t) => [t, counts.get(t)!]));
 }

@@ -39,11 +39,14 @@ function serializeError(error: unknown): unknown {
   return { ...pino.stdSerializers.err(error), message: messageWithCauses(error) };
 }
 
-/** The worker logger's pino options: level, pid, ISO time, the `err` serializer and the `context` fields. */
-export function loggerOptions(level: LogLevel, context?: LogContext): LoggerOptions {
+/**
+ * The worker logger's pino options: level, pid (and the stream thread's number), ISO time, the
+ * `err` serializer and the `context` fields.
+ */
+export function loggerOptions(level: LogLevel, context?: LogContext, thread?: number): LoggerOptions {
   return {
     level,
-    base: { pid: process.pid },
+    base: thread === undefined ? { pid: process.pid } : { pid: process.pid, thread },
     timestamp: pino.stdTimeFunctions.isoTime,
     serializers: { err: serializeError },
     ...(context ? { mixin: () => context.fields() } : {}),
@@ -59,7 +62,29 @@ export function loggerOptions(level: LogLevel, context?: LogContext): LoggerOpti
  * @param pretty default: whether stdout is a TTY
  */
 export function createLogger(level: LogLevel, pretty: boolean = process.stdout.isTTY === true, context?: LogContext): Logger {
-  const options = loggerOptions(level, context);
-  if (!pretty) return pino(options, pino.destination({ dest: 1, sync: true }));
-  return pino(options, pinoPretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+  return pino(loggerOptions(level, context), createLogSink(pretty));
+}
+
+/** Where log lines go: `write` takes one JSON line (with or without its newline). */
+export interface LogSink {
+  write(line: string): void;
+}
+
+/**
+ * The process's one log stream on stdout: JSON lines, or pretty, colored lines when `pretty`
+ * (pino-pretty in the main thread, so no log is lost at exit). Stream threads send their JSON
+ * lines here too (see {@link createThreadLogger}), so each line is written whole.
+ */
+export function createLogSink(pretty: boolean = process.stdout.isTTY === true): LogSink {
+  if (!pretty) return pino.destination({ dest: 1, sync: true });
+  return pinoPretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' });
+}
+
+/**
+ * A stream thread's logger: JSON lines, each with the thread's number (`thread`), handed to
+ * `send` — which passes them to the process's {@link LogSink} — so the process keeps one log
+ * stream whose lines never interleave.
+ */
+export function createThreadLogger(level: LogLevel, thread: number, context: LogContext, send: (line: string) => void): Logger {
+  return pino(loggerOptions(level, context, thread), { write: send });
 }

@@ -3,7 +3,11 @@ import { withTraceHeaders } from '../runtime/attempt-tracer.js';
 import { OtelAttemptTracer } from './otel-attempt-tracer.js';
 
 describe('OtelAttemptTracer without an OpenTelemetry SDK', () => {
-  it('is a no-op: no span context to carry on, outputs unchanged, the attempt still runs', async () => {
+  it('is inactive, so tasks make no span', () => {
+    expect(new OtelAttemptTracer().isActive()).toBe(false);
+  });
+
+  it('is a no-op when a span is made anyway: no span context to carry on, outputs unchanged, the attempt still runs', async () => {
     const span = new OtelAttemptTracer().start({
       applicationId: 'app',
       processor: 'p',

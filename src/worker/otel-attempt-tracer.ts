@@ -1,9 +1,22 @@
 import { createRequire } from 'node:module';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import {
+  ProxyTracerProvider,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  propagation,
+  trace,
+  type TextMapGetter,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { RecordHeaders } from '../record/record-types.js';
 import type { AttemptSpan, AttemptSpanInfo, AttemptTracer } from '../runtime/attempt-tracer.js';
 
 const { version } = createRequire(import.meta.url)('../../package.json') as { version: string };
+
+/** The tracer provider `@opentelemetry/api` delegates to while no SDK registered one. */
+const NOOP_TRACER_PROVIDER = new ProxyTracerProvider().getDelegate();
 
 /** Reads propagation fields (`traceparent`, `tracestate`, …) from Kafka headers: the first value, as UTF-8. */
 const headerGetter: TextMapGetter<RecordHeaders> = {
@@ -28,12 +41,26 @@ const headerGetter: TextMapGetter<RecordHeaders> = {
  * default); the span's own context is injected into the attempt's outputs — sink, retry-tier and
  * dead-letter records — so the next attempt in a retry tier continues the same trace, and a dead
  * letter links back to it. Spring Kafka's and the OpenTelemetry Kafka instrumentations' model.
+ *
+ * With the global tracer and no SDK registered — no tracer provider and no propagator — it is
+ * inactive ({@link isActive}), and tasks make no span at all.
  */
 export class OtelAttemptTracer implements AttemptTracer {
   private readonly tracer: Tracer;
+  private readonly global: boolean;
 
-  constructor(tracer: Tracer = trace.getTracer('weir', version)) {
-    this.tracer = tracer;
+  /** @param tracer a tracer of your own; default the global tracer provider's `weir` tracer */
+  constructor(tracer?: Tracer) {
+    this.tracer = tracer ?? trace.getTracer('weir', version);
+    this.global = tracer === undefined;
+  }
+
+  /** False while the global tracer provider is the no-op one and no propagator is registered (checked at each call: an SDK may register later). */
+  isActive(): boolean {
+    if (!this.global) return true;
+    const provider = trace.getTracerProvider();
+    const noTracer = provider instanceof ProxyTracerProvider && provider.getDelegate() === NOOP_TRACER_PROVIDER;
+    return !noTracer || propagation.fields().length > 0;
   }
 
   start(info: AttemptSpanInfo): AttemptSpan {

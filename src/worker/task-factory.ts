@@ -10,6 +10,7 @@ import type { AttemptTracer } from '../runtime/attempt-tracer.js';
 import type { TaskListener } from '../runtime/task-listener.js';
 import type { ResilienceRegistry } from '../runtime/processor-resilience.js';
 import { routeOf, type CompiledTopology } from '../topology/compiled-topology.js';
+import type { SharedTransaction } from '../runtime/shared-transaction.js';
 import type { DedupStores } from './dedup-stores.js';
 import { TaskRunner } from './task-runner.js';
 import type { WorkerConfig } from './worker-config.js';
@@ -30,6 +31,11 @@ export interface TaskFactoryOptions {
   /** Traces every attempt (OpenTelemetry: a no-op unless an SDK is registered). */
   readonly tracer?: AttemptTracer;
   readonly clock?: Clock;
+  /**
+   * exactly_once_v2 (a client with KIP-447): the member's one shared transaction, which every
+   * task joins instead of having a producer of its own. Absent: one producer per task.
+   */
+  readonly sharedTransaction?: () => Promise<SharedTransaction>;
 }
 
 /** Callbacks of the tasks being created. */
@@ -45,10 +51,13 @@ export interface TaskHooks {
 const systemClock: Clock = { now: () => Date.now() };
 
 /**
- * Builds the tasks of newly assigned partitions. Under exactly_once each task first
- * initializes its transactional producer — fencing zombies and completing their open
- * transactions — and only then reads its committed offset, so it starts after everything
- * its predecessor committed (Kafka Streams' first EOS protocol).
+ * Builds the tasks of newly assigned partitions. Under exactly_once with one producer per task
+ * (kafkajs), each task first initializes its transactional producer — fencing zombies and
+ * completing their open transactions — and only then reads its committed offset, so it starts
+ * after everything its predecessor committed (Kafka Streams' first EOS protocol). With a
+ * client that has KIP-447 (librdkafka), every task joins the member's shared transaction
+ * (exactly_once_v2): zombies are fenced by their group generation, and a start offset is read
+ * only once it is stable (no transaction holding an offset for it is open).
  */
 export class TaskFactory {
   private readonly producers = new Set<TransactionalProducerClient>();
@@ -66,7 +75,8 @@ export class TaskFactory {
     const { topology, config } = this.options;
     const exactlyOnce = topology.processingGuarantee === 'exactly_once';
     const producers = new Map<TopicPartition, TransactionalProducerClient>();
-    if (exactlyOnce) {
+    const shared = exactlyOnce && this.options.sharedTransaction !== undefined ? await this.options.sharedTransaction() : undefined;
+    if (exactlyOnce && shared === undefined) {
       await Promise.all(
         partitions.map(async (tp) => {
           const producer = this.options.client.transactionalProducer({
@@ -81,7 +91,7 @@ export class TaskFactory {
         throw error;
       });
     }
-    const startOffsets = await this.startOffsets(partitions);
+    const startOffsets = await this.startOffsets(partitions, shared !== undefined);
     const created: Array<{ tp: TopicPartition; runner: TaskRunner; startOffset: number }> = [];
     for (const tp of partitions) {
       const producer = producers.get(tp);
@@ -90,7 +100,10 @@ export class TaskFactory {
         continue;
       }
       const startOffset = startOffsets.get(taskId(tp)) ?? 0;
-      const output = this.outputPorts(producer, hooks.committer);
+      const output: TaskOutputPorts =
+        shared !== undefined
+          ? { guarantee: 'exactly_once', transactions: shared.participant(taskId(tp)), offsets: this.options.admin }
+          : this.outputPorts(producer, hooks.committer);
       const processor = routeOf(topology, tp.topic)?.subtopology.processor.name;
       const dedupStore = processor === undefined ? undefined : this.options.dedupStores.forProcessor(processor);
       const resilience = processor === undefined ? undefined : this.options.resilience.forProcessor(processor);
@@ -133,13 +146,22 @@ export class TaskFactory {
     return { guarantee: 'at_least_once', producer: this.options.producer, committer };
   }
 
-  /** Committed offset of each partition, else its earliest offset. */
-  private async startOffsets(partitions: readonly TopicPartition[]): Promise<Map<string, number>> {
+  /** Committed offset of each partition (`stable`: once no transaction holds it), else its earliest offset. */
+  private async startOffsets(partitions: readonly TopicPartition[], stable: boolean): Promise<Map<string, number>> {
     const { admin, topology } = this.options;
     const result = new Map<string, number>();
     for (const topic of new Set(partitions.map((tp) => tp.topic))) {
-      const committed = await admin.committedOffsets(topology.applicationId, topic);
       const wanted = partitions.filter((tp) => tp.topic === topic);
+      // Only these partitions: another partition's offsets may sit in the member's open transaction.
+      // Under exactly_once_v2, stable ones only: a zombie's transaction still holding offsets of
+      // them may yet commit (KIP-447; the member's own producer was initialized before, which
+      // ended its predecessor's transaction).
+      const committed = await admin.committedOffsets(
+        topology.applicationId,
+        topic,
+        wanted.map((tp) => tp.partition),
+        { requireStable: stable },
+      );
       const earliest = wanted.some((tp) => !committed.has(tp.partition)) ? await admin.earliestOffsets(topic) : new Map<number, number>();
       for (const tp of wanted) result.set(taskId(tp), committed.get(tp.partition) ?? earliest.get(tp.partition) ?? 0);
     }

@@ -41,7 +41,21 @@ describe('task log listener', () => {
     expect(lines[2]).toMatchObject({ records: 12 });
   });
 
-  it('combines listeners: every event reaches every listener that handles it', () => {
+  it('logs dead letters at warn and retries at debug, from failed-record events only', () => {
+    const { logger, lines } = capture();
+    logger.level = 'debug';
+    const listener = taskLogListener(logger);
+    expect(listener.onRecord).toBeUndefined();
+    const base = { task: 'orders-0', topic: 'orders', partition: 0, atMs: 0 } as const;
+    listener.onFailedRecord!({ ...base, offset: 7, outcome: 'retry', attempt: 1, errorClass: 'Error', errorMessage: 'down', delayMs: 50 });
+    listener.onFailedRecord!({ ...base, offset: 7, outcome: 'dead-letter', attempt: 3, errorClass: 'Error', errorMessage: 'down' });
+    expect(lines.map((l) => [l['level'], l['msg'], l['offset']])).toEqual([
+      [20, 'record failed; retrying', 7],
+      [40, 'record dead-lettered', 7],
+    ]);
+  });
+
+  it('combines listeners: every event reaches every listener that handles it, and no handler is made up', () => {
     const seen: string[] = [];
     const a: TaskListener = { onPortError: (e) => seen.push(`a:${e.port}`), onDedupSkipped: (e) => seen.push(`a:skip${e.records}`) };
     const b: TaskListener = { onPortError: (e) => seen.push(`b:${e.port}`), onClosed: (e) => seen.push(`b:${e.state}`) };
@@ -49,7 +63,9 @@ describe('task log listener', () => {
     both.onPortError!({ task: 't', port: 'commit', error: null, retryInMs: 1 });
     both.onDedupSkipped!({ task: 't', records: 2, error: null });
     both.onClosed!({ task: 't', state: 'fenced' });
-    both.onRecord!({ task: 't', topic: 'x', partition: 0, offset: 0, outcome: 'success', attempt: 1, atMs: 0 });
     expect(seen).toEqual(['a:commit', 'b:commit', 'a:skip2', 'b:fenced']);
+    // A task builds per-record events only for a listener that takes them.
+    expect(both.onRecord).toBeUndefined();
+    expect(both.onFailedRecord).toBeUndefined();
   });
 });

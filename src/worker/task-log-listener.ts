@@ -3,26 +3,35 @@ import { errorClassOf, errorMessageOf } from '../failure/classify-error.js';
 import type { CircuitTransition } from '../failure/circuit-breaker.js';
 import type { TaskListener } from '../runtime/task-listener.js';
 
+/** Every handler of {@link TaskListener}, in dispatch order. */
+const HANDLERS = [
+  'onRecord',
+  'onFailedRecord',
+  'onRecords',
+  'onFlush',
+  'onPortError',
+  'onDedupSkipped',
+  'onClosed',
+  'onWarning',
+  'onCircuitTransition',
+  'onRetryDelayed',
+] as const satisfies ReadonlyArray<keyof TaskListener>;
+
 /**
- * Joins task listeners: each event goes to every listener that handles it, in order.
+ * Joins task listeners: each event goes to every listener that handles it, in order. The
+ * result has only the handlers some listener has, so a task builds no event nobody takes.
  */
 export function combineTaskListeners(...listeners: readonly TaskListener[]): TaskListener {
-  const each = <K extends keyof TaskListener>(name: K) => {
-    const handlers = listeners.map((l) => l[name]?.bind(l)).filter((h) => h !== undefined) as Array<NonNullable<TaskListener[K]>>;
-    return (event: never): void => {
-      for (const handler of handlers) (handler as (e: never) => void)(event);
-    };
-  };
-  return {
-    onRecord: each('onRecord'),
-    onFlush: each('onFlush'),
-    onPortError: each('onPortError'),
-    onDedupSkipped: each('onDedupSkipped'),
-    onClosed: each('onClosed'),
-    onWarning: each('onWarning'),
-    onCircuitTransition: each('onCircuitTransition'),
-    onRetryDelayed: each('onRetryDelayed'),
-  };
+  const combined: Record<string, (event: never) => void> = {};
+  for (const name of HANDLERS) {
+    const handlers = listeners.map((l) => l[name]?.bind(l)).filter((h) => h !== undefined) as Array<(e: never) => void>;
+    if (handlers.length === 1) combined[name] = handlers[0]!;
+    else if (handlers.length > 1)
+      combined[name] = (event: never): void => {
+        for (const handler of handlers) handler(event);
+      };
+  }
+  return combined as TaskListener;
 }
 
 /**
@@ -36,7 +45,7 @@ export function combineTaskListeners(...listeners: readonly TaskListener[]): Tas
  */
 export function taskLogListener(logger: Logger): TaskListener {
   return {
-    onRecord: (e) => {
+    onFailedRecord: (e) => {
       if (e.outcome === 'dead-letter') {
         logger.warn(
           { task: e.task, offset: e.offset, attempt: e.attempt, errorClass: e.errorClass, error: e.errorMessage },

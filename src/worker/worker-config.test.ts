@@ -21,7 +21,23 @@ describe('loadWorkerConfig', () => {
       sessionTimeoutMs: 30_000,
       heartbeatIntervalMs: 3_000,
       shutdownTimeoutMs: 10_000,
+      threads: 1,
     });
+    expect(loadWorkerConfig({ threads: '4' }, { WEIR_THREADS: '2' }).threads).toBe(4);
+    expect(loadWorkerConfig({}, { WEIR_THREADS: '2' }).threads).toBe(2);
+    expect(loadWorkerConfig({}, {}).client).toBe('kafkajs');
+    expect(loadWorkerConfig({}, { WEIR_KAFKA_CLIENT: 'librdkafka' }).client).toBe('librdkafka');
+  });
+
+  it('gives the librdkafka member its group.instance.id, and runs librdkafka in one stream thread per process', () => {
+    const env = { WEIR_KAFKA_CLIENT: 'librdkafka' };
+    expect(loadWorkerConfig({ groupInstanceIds: 'pod-7' }, env).groupInstanceIds).toEqual(['pod-7']);
+    expect(loadWorkerConfig({}, env).groupInstanceIds).toBeUndefined();
+    // The binding's native module loads in one thread of a process only.
+    expect(() => loadWorkerConfig({ groupInstanceIds: 'pod-7', threads: '3' }, env)).toThrow(
+      /invalid config '--threads': librdkafka runs one stream thread per process/,
+    );
+    expect(() => loadWorkerConfig({}, { ...env, WEIR_THREADS: '2', WEIR_GROUP_INSTANCE_ID: 'a, b' })).toThrow(/'WEIR_THREADS'/);
   });
 
   it('reads the environment, and flags win over it', () => {
@@ -54,6 +70,23 @@ describe('loadWorkerConfig', () => {
     [{ heartbeatIntervalMs: '40000' }, {}, '--heartbeat-interval-ms', /less than the session timeout/],
     [{ stuckTaskMs: '5' }, {}, '--stuck-task-ms', /1000/],
     [{}, { WEIR_EVENT_LOOP_STALL_MS: 'soon' }, 'WEIR_EVENT_LOOP_STALL_MS', /"soon"/],
+    [{ threads: '0' }, {}, '--threads', /"0"/],
+    [{ threads: '-2' }, {}, '--threads', /"-2"/],
+    [{ threads: 'two' }, {}, '--threads', /"two"/],
+    [{ threads: '1.5' }, {}, '--threads', /"1.5"/],
+    [{ threads: '0x2' }, {}, '--threads', /decimal digits.*"0x2"/],
+    [{ threads: ' 2' }, {}, '--threads', /decimal digits/],
+    [{ threads: '1e0' }, {}, '--threads', /decimal digits/],
+    [{ threads: '257' }, {}, '--threads', /256/],
+    [{ client: 'rdkafka' }, {}, '--client', /kafkajs, librdkafka/],
+    [{}, { WEIR_KAFKA_CLIENT: 'java' }, 'WEIR_KAFKA_CLIENT', /kafkajs, librdkafka/],
+    [{ client: 'librdkafka', groupInstanceIds: '' }, {}, '--group-instance-id', /empty/],
+    [{ client: 'librdkafka', groupInstanceIds: 'a,,b' }, {}, '--group-instance-id', /empty/],
+    [{ client: 'librdkafka' }, { WEIR_GROUP_INSTANCE_ID: '' }, 'WEIR_GROUP_INSTANCE_ID', /must not be empty/],
+    [{ client: 'librdkafka', groupInstanceIds: 'pod 7' }, {}, '--group-instance-id', /letters/],
+    [{ client: 'librdkafka', groupInstanceIds: 'a,a' }, {}, '--group-instance-id', /repeat/],
+    [{ client: 'librdkafka', groupInstanceIds: 'a,b' }, {}, '--group-instance-id', /2 ids for 1/],
+    [{ groupInstanceIds: 'pod-7' }, {}, '--group-instance-id', /--client librdkafka/],
   ])('names the bad key: %j %j', (flags, env, key, message) => {
     const e = configError(flags, env);
     expect(e.key).toBe(key);

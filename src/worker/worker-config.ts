@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { KAFKA_CLIENTS, type KafkaClientName } from '../kafka/kafka-client.js';
 
 /** A validated worker configuration. Times in ms. */
 export interface WorkerConfig {
@@ -37,6 +38,19 @@ export interface WorkerConfig {
   readonly eventLoopStallMs: number;
   /** `/healthz` fails when a task has been retrying a failed port call (produce, commit, transaction, dedup) longer than this. */
   readonly stuckTaskMs: number;
+  /**
+   * Stream threads of the process (Kafka Streams' `num.stream.threads`): each a consumer-group
+   * member of its own, on a `worker_threads` thread; 1 runs the worker in the main thread.
+   */
+  readonly threads: number;
+  /** The Kafka client binding (`--client`): kafkajs (pure JavaScript) or librdkafka (`@confluentinc/kafka-javascript`). */
+  readonly client: KafkaClientName;
+  /**
+   * `group.instance.id` of each stream thread (static membership, KIP-345), one per thread:
+   * `--group-instance-id pod-7` gives `pod-7` to one thread, `pod-7-1`, `pod-7-2`, … to several,
+   * or a comma-separated list names each. librdkafka only.
+   */
+  readonly groupInstanceIds?: readonly string[];
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -60,13 +74,19 @@ export const CONFIG_SOURCES = {
   shutdownTimeoutMs: { flag: '--shutdown-timeout-ms', env: 'WEIR_SHUTDOWN_TIMEOUT_MS' },
   eventLoopStallMs: { flag: '--event-loop-stall-ms', env: 'WEIR_EVENT_LOOP_STALL_MS' },
   stuckTaskMs: { flag: '--stuck-task-ms', env: 'WEIR_STUCK_TASK_MS' },
+  threads: { flag: '--threads', env: 'WEIR_THREADS' },
+  client: { flag: '--client', env: 'WEIR_KAFKA_CLIENT' },
+  groupInstanceIds: { flag: '--group-instance-id', env: 'WEIR_GROUP_INSTANCE_ID' },
 } as const satisfies Record<keyof WorkerConfig, { flag: string; env: string }>;
 
 type Key = keyof typeof CONFIG_SOURCES;
 
-// An empty flag or variable is not 0 (z.coerce would make it so): it fails as not a number.
+/** Most stream threads one process may run (each holds its own consumer, producers and V8 heap). */
+export const MAX_THREADS = 256;
+
+// Decimal digits only: an empty value is not 0, and ' 2', '0x2' or '1e0' (which Number() takes) are no counts.
 const int = (min: number, max: number) =>
-  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? Number.NaN : v), z.coerce.number().int().min(min).max(max));
+  z.string().regex(/^\d+$/, 'must be a whole number in decimal digits').transform(Number).pipe(z.number().int().min(min).max(max));
 const hostPort = /^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/;
 
 const schema = z.object({
@@ -119,6 +139,23 @@ const schema = z.object({
   shutdownTimeoutMs: int(100, 600_000),
   eventLoopStallMs: int(10, 600_000),
   stuckTaskMs: int(1_000, 86_400_000),
+  threads: int(1, MAX_THREADS),
+  client: z.enum(KAFKA_CLIENTS, { error: `must be one of ${KAFKA_CLIENTS.join(', ')}` }),
+  groupInstanceIds: z
+    .string()
+    .transform((s) => s.split(',').map((id) => id.trim()))
+    .pipe(
+      z
+        .array(
+          z
+            .string()
+            .min(1, 'must not be empty, nor hold an empty id between commas')
+            .max(200, 'must be at most 200 characters')
+            .regex(/^[a-zA-Z0-9._-]+$/, "may use only ASCII letters, digits, '.', '_' and '-'"),
+        )
+        .refine((ids) => new Set(ids).size === ids.length, 'must not repeat an id (each stream thread needs its own)'),
+    )
+    .optional(),
 });
 
 const DEFAULTS: Partial<Record<Key, string>> = {
@@ -126,12 +163,16 @@ const DEFAULTS: Partial<Record<Key, string>> = {
   redisUrl: 'redis://127.0.0.1:6379',
   logLevel: 'info',
   sessionTimeoutMs: '30000',
-  transactionTimeoutMs: '60000',
+  // Kafka Streams' default under exactly_once: a transaction a crashed worker left open holds
+  // back read_committed readers of its outputs at most this long.
+  transactionTimeoutMs: '10000',
   maxBufferedRecords: '2000',
   maxRecordBytes: '1000000',
   shutdownTimeoutMs: '10000',
   eventLoopStallMs: '10000',
   stuckTaskMs: '300000',
+  threads: '1',
+  client: 'kafkajs',
 };
 
 /**
@@ -156,6 +197,9 @@ export function loadWorkerConfig(
     if (fromFlag !== undefined) {
       raw[key] = String(fromFlag);
       origin[key] = flag;
+    } else if (fromEnv === '' && key === 'groupInstanceIds') {
+      // An empty pod-name variable must not quietly turn static membership off.
+      throw new ConfigError(name, 'must not be empty: unset it for no static membership');
     } else if (fromEnv !== undefined && fromEnv !== '') {
       raw[key] = fromEnv;
       origin[key] = key === 'logLevel' && env[name] === undefined ? 'LOG_LEVEL' : name;
@@ -178,5 +222,26 @@ export function loadWorkerConfig(
       `must be less than the session timeout (${c.sessionTimeoutMs} ms)`,
     );
   }
-  return { ...c, heartbeatIntervalMs } as WorkerConfig;
+  // @confluentinc/kafka-javascript's native module is not context-aware (its issue #258): Node
+  // loads it in one thread of a process only, so librdkafka stream threads cannot share one.
+  if (c.client === 'librdkafka' && c.threads > 1)
+    throw new ConfigError(
+      origin.threads ?? 'WEIR_THREADS',
+      `librdkafka runs one stream thread per process (its native module loads in one thread only): run ${c.threads} processes instead, each with its own --group-instance-id`,
+    );
+  const instanceIds = c.groupInstanceIds;
+  if (instanceIds !== undefined) {
+    const key = origin.groupInstanceIds ?? 'WEIR_GROUP_INSTANCE_ID';
+    if (c.client !== 'librdkafka')
+      throw new ConfigError(key, `static membership needs --client librdkafka (${c.client} has no group.instance.id)`);
+    if (instanceIds.length > 1 && instanceIds.length !== c.threads)
+      throw new ConfigError(key, `names ${instanceIds.length} ids for ${c.threads} stream thread(s): give one id, or one per thread`);
+  }
+  const groupInstanceIds =
+    instanceIds === undefined
+      ? undefined
+      : instanceIds.length === 1 && c.threads > 1
+        ? Array.from({ length: c.threads }, (_, i) => `${instanceIds[0]}-${i + 1}`)
+        : instanceIds;
+  return { ...c, heartbeatIntervalMs, ...(groupInstanceIds ? { groupInstanceIds } : {}) } as WorkerConfig;
 }

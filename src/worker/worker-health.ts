@@ -39,10 +39,10 @@ export interface ProbeResult {
   readonly body: Readonly<Record<string, unknown>>;
 }
 
-/** `/healthz` and `/readyz`, as the worker's HTTP server calls them. */
+/** `/healthz` and `/readyz`, as the worker's HTTP server calls them (a process of stream threads asks each thread, so it answers later). */
 export interface HealthProbes {
-  liveness(): ProbeResult;
-  readiness(): ProbeResult;
+  liveness(): ProbeResult | Promise<ProbeResult>;
+  readiness(): ProbeResult | Promise<ProbeResult>;
 }
 
 /** Limits of {@link WorkerHealth}, ms. */
@@ -99,7 +99,7 @@ export class WorkerHealth implements HealthProbes {
         if (!this.portRetries.has(e.task)) this.portRetries.set(e.task, { port: e.port, sinceMs: this.now() });
       },
       onFlush: recovered,
-      onRecord: recovered,
+      onRecords: recovered,
       onClosed: recovered,
     };
   }

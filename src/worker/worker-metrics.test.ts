@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sink } from '../dsl/sink.js';
 import { topology } from '../dsl/topology-builder.js';
 import { ResilienceRegistry } from '../runtime/processor-resilience.js';
+import { taskHarness } from '../runtime/partition-task.test-support.js';
 import { compile } from '../topology/compile.js';
 import { WorkerMetrics } from './worker-metrics.js';
 
@@ -52,5 +53,53 @@ describe('WorkerMetrics: outage guards', () => {
     now += 11_000; // every slot expired: the floor is back
     text = await metrics.registry.metrics();
     expect(sample(text, 'weir_retry_budget_tokens{processor="guarded"}')).toBe(20);
+  });
+});
+
+describe('WorkerMetrics: record outcomes', () => {
+  it('counts every record exactly, from one event per poll, as the per-record events do', async () => {
+    const metrics = new WorkerMetrics();
+    let calls = 0;
+    const h = taskHarness({
+      fn: (r) => {
+        calls++;
+        const value = r.value as { fail?: number; bad?: boolean };
+        if (value.bad) throw new TypeError('not an order');
+        if (value.fail !== undefined && (r.offset + calls) % 3 !== 0) throw new Error('flaky');
+        return r.value;
+      },
+      options: { retry: { maxAttempts: 2, backoff: { initialMs: 10, multiplier: 2, maxMs: 100, jitter: 'none' } } },
+      listener: metrics.listener(),
+    });
+    await h.send(
+      Array.from({ length: 40 }, (_, i) => ({ key: `k${i}`, value: i % 7 === 0 ? { bad: true } : i % 5 === 0 ? { fail: i } : { n: i } })),
+    );
+    const task = h.makeTask();
+    expect(await h.drive(task)).toEqual({ kind: 'idle' });
+
+    const text = await metrics.registry.metrics();
+    const byOutcome = new Map<string, number>();
+    for (const e of h.events) byOutcome.set(e.outcome, (byOutcome.get(e.outcome) ?? 0) + 1);
+    // The run had each kind of outcome, so each count below is a real check.
+    expect(byOutcome.get('success')).toBeGreaterThan(20);
+    expect(byOutcome.get('retry')).toBeGreaterThan(0);
+    expect(byOutcome.get('dead-letter')).toBeGreaterThan(0);
+    for (const [outcome, n] of byOutcome) expect(sample(text, `weir_records_total{topic="in",outcome="${outcome}"}`)).toBe(n);
+    const attempts = h.events.filter((e) => e.durationMs !== undefined).length;
+    const observed = [...byOutcome.keys()].reduce(
+      (sum, outcome) => sum + (sample(text, `weir_process_duration_seconds_count{topic="in",outcome="${outcome}"}`) ?? 0),
+      0,
+    );
+    expect(observed).toBe(attempts);
+    const deadLetters = h.events.filter((e) => e.outcome === 'dead-letter');
+    expect(sample(text, 'weir_dead_letters_total{topic="in",error_class="TypeError"}')).toBe(
+      deadLetters.filter((e) => e.errorClass === 'TypeError').length,
+    );
+    // Every final outcome's latency is observed once, when its flush made it durable.
+    const latencies = ['success', 'dead-letter'].reduce(
+      (sum, outcome) => sum + (sample(text, `weir_end_to_end_latency_seconds_count{topic="in",outcome="${outcome}"}`) ?? 0),
+      0,
+    );
+    expect(latencies).toBe(40);
   });
 });

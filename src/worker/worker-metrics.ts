@@ -1,9 +1,8 @@
-import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CIRCUIT_STATE_VALUE } from '../failure/circuit-breaker.js';
 import type { ResilienceRegistry } from '../runtime/processor-resilience.js';
-import type { TaskListener } from '../runtime/task-listener.js';
-import type { HealthProbes } from './worker-health.js';
+import type { FinalOutcome, RecordEventOutcome, TaskListener } from '../runtime/task-listener.js';
+import type { Exposition } from './metrics-server.js';
 
 /** One task as the lag and task-state metrics see it. */
 export interface TaskMetricsView {
@@ -46,27 +45,34 @@ export class WorkerMetrics {
   readonly commits: Counter<'topic'>;
   readonly portErrors: Counter<'port'>;
   readonly dedupSkipped: Counter;
-  readonly rebalances: Counter;
-  readonly tasks: Gauge;
-  readonly circuitState: Gauge<'processor'>;
+  readonly rebalances: Counter<'thread'>;
+  readonly tasks: Gauge<'thread'>;
+  readonly circuitState: Gauge<'processor' | 'thread'>;
   readonly circuitTransitions: Counter<'processor' | 'from' | 'to'>;
-  readonly retryBudgetTokens: Gauge<'processor'>;
+  readonly retryBudgetTokens: Gauge<'processor' | 'thread'>;
   readonly retriesDelayed: Counter<'processor'>;
   readonly processDuration: Histogram<'topic' | 'outcome'>;
   readonly endToEndLatency: Histogram<'topic' | 'outcome'>;
   readonly commitDuration: Histogram<'topic'>;
   readonly lag: Gauge<'topic' | 'partition'>;
   readonly retryTierBacklog: Gauge<'topic'>;
-  readonly taskState: Gauge<'topic' | 'partition' | 'state'>;
+  readonly taskState: Gauge<'topic' | 'partition' | 'state' | 'thread'>;
   private lagSource: LagSource | undefined;
-  /** Per task: input timestamps of records decided since its last durable flush (for end-to-end latency). */
-  private readonly undecided = new Map<string, Array<{ readonly timestampMs: number; readonly outcome: string }>>();
   private resilience: { readonly registry: ResilienceRegistry; readonly now: () => number } | undefined;
-  private server: Server | undefined;
+  /** The `thread` label of the metrics that are one stream thread's state; none in a one-thread process. */
+  private readonly thread: { readonly thread?: string };
 
-  constructor(labels: Record<string, string> = {}) {
+  /**
+   * @param labels labels of every metric (`application_id`)
+   * @param options `thread`: the stream thread these metrics count (a label on the metrics of
+   *   one thread's state: tasks, rebalances, task states, circuit breakers, retry budgets; the
+   *   rest are summed over the process's threads); `processMetrics`: also collect Node's process
+   *   metrics (`weir_process_*`; default true — once per process, so a stream thread does not)
+   */
+  constructor(labels: Record<string, string> = {}, options: { readonly thread?: string; readonly processMetrics?: boolean } = {}) {
     this.registry.setDefaultLabels(labels);
-    collectDefaultMetrics({ register: this.registry, prefix: 'weir_process_' });
+    this.thread = options.thread === undefined ? {} : { thread: options.thread };
+    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'weir_process_' });
     const registers = [this.registry];
     this.records = new Counter({
       name: 'weir_records_total',
@@ -97,17 +103,28 @@ export class WorkerMetrics {
       help: "Records processed without dedup because the store failed (onStoreError: 'skip-dedup')",
       registers,
     });
-    this.rebalances = new Counter({ name: 'weir_rebalances_total', help: 'Consumer-group rebalances seen by this worker', registers });
-    this.tasks = new Gauge({ name: 'weir_tasks', help: 'Tasks (assigned partitions) running', registers });
+    this.rebalances = new Counter({
+      name: 'weir_rebalances_total',
+      help: 'Consumer-group rebalances seen by this worker (by stream thread)',
+      labelNames: ['thread'],
+      registers,
+    });
+    this.tasks = new Gauge({
+      name: 'weir_tasks',
+      help: 'Tasks (assigned partitions) running (by stream thread)',
+      labelNames: ['thread'],
+      registers,
+    });
+    const thread = this.thread;
     const watched = () => this.resilience;
     this.circuitState = new Gauge({
       name: 'weir_circuit_state',
-      help: 'Circuit breaker state per processor: 0 closed, 1 half-open, 2 open',
-      labelNames: ['processor'],
+      help: 'Circuit breaker state per processor (and stream thread): 0 closed, 1 half-open, 2 open',
+      labelNames: ['processor', 'thread'],
       registers,
       collect() {
         for (const r of watched()?.registry.all() ?? [])
-          if (r.breaker !== null) this.set({ processor: r.processor }, CIRCUIT_STATE_VALUE[r.breaker.state]);
+          if (r.breaker !== null) this.set({ processor: r.processor, ...thread }, CIRCUIT_STATE_VALUE[r.breaker.state]);
       },
     });
     this.circuitTransitions = new Counter({
@@ -118,13 +135,13 @@ export class WorkerMetrics {
     });
     this.retryBudgetTokens = new Gauge({
       name: 'weir_retry_budget_tokens',
-      help: 'Retry-budget tokens available per processor (retries it may make now)',
-      labelNames: ['processor'],
+      help: 'Retry-budget tokens available per processor (and stream thread): retries it may make now',
+      labelNames: ['processor', 'thread'],
       registers,
       collect() {
         const w = watched();
         if (w === undefined) return;
-        for (const r of w.registry.all()) if (r.budget !== null) this.set({ processor: r.processor }, r.budget.tokens(w.now()));
+        for (const r of w.registry.all()) if (r.budget !== null) this.set({ processor: r.processor, ...thread }, r.budget.tokens(w.now()));
       },
     });
     this.retriesDelayed = new Counter({
@@ -173,13 +190,24 @@ export class WorkerMetrics {
     this.taskState = new Gauge({
       name: 'weir_task_state',
       help: "Tasks by state: 1 for each task's current state (running, suspended, stopping, closed, fenced, creating)",
-      labelNames: ['topic', 'partition', 'state'],
+      labelNames: ['topic', 'partition', 'state', 'thread'],
       registers,
       collect() {
         this.reset();
-        for (const t of self().lagSource?.tasks() ?? []) this.set({ topic: t.topic, partition: String(t.partition), state: t.state }, 1);
+        for (const t of self().lagSource?.tasks() ?? [])
+          this.set({ topic: t.topic, partition: String(t.partition), state: t.state, ...thread }, 1);
       },
     });
+  }
+
+  /** Counts a rebalance of this worker's group. */
+  countRebalance(): void {
+    this.rebalances.inc(this.thread);
+  }
+
+  /** Sets how many tasks (assigned partitions) this worker runs. */
+  setTasks(count: number): void {
+    this.tasks.set(this.thread, count);
   }
 
   /** Reads lag and task states from `source` at each scrape. */
@@ -216,80 +244,48 @@ export class WorkerMetrics {
     this.resilience = { registry, now };
   }
 
-  /** A task listener that counts into these metrics. */
+  /**
+   * A task listener that counts into these metrics: outcomes and attempt durations once per
+   * poll (`onRecords`), dead letters by error class per record, commits and end-to-end latency
+   * per flush.
+   */
   listener(): TaskListener {
     return {
-      onRecord: (e) => {
-        this.records.inc({ topic: e.topic, outcome: e.outcome });
-        if (e.outcome === 'dead-letter') this.deadLetters.inc({ topic: e.topic, error_class: e.errorClass ?? 'unknown' });
-        if (e.durationMs !== undefined) this.processDuration.observe({ topic: e.topic, outcome: e.outcome }, e.durationMs / 1_000);
-        // A retry in place is not an outcome yet (the record stays at the head); a retry-tier copy is.
-        const final =
-          e.outcome === 'success' ||
-          e.outcome === 'dead-letter' ||
-          e.outcome === 'duplicate' ||
-          (e.outcome === 'retry' && e.retryTopic !== undefined);
-        if (final && e.timestampMs !== undefined) {
-          const list = this.undecided.get(e.task) ?? [];
-          list.push({ timestampMs: e.timestampMs, outcome: e.outcome });
-          this.undecided.set(e.task, list);
+      onRecords: (e) => {
+        for (const outcome of Object.keys(e.counts) as RecordEventOutcome[]) {
+          const n = e.counts[outcome];
+          if (n > 0) this.records.inc({ topic: e.topic, outcome }, n);
+          const durations = e.attemptDurationsMs[outcome];
+          if (durations === undefined) continue;
+          const labels = { topic: e.topic, outcome };
+          for (const ms of durations) this.processDuration.observe(labels, ms / 1_000);
         }
+      },
+      onFailedRecord: (e) => {
+        if (e.outcome === 'dead-letter') this.deadLetters.inc({ topic: e.topic, error_class: e.errorClass ?? 'unknown' });
       },
       onFlush: (e) => {
         if (e.committedOffset !== undefined) {
           this.commits.inc({ topic: e.topic });
           if (e.durationMs !== undefined) this.commitDuration.observe({ topic: e.topic }, e.durationMs / 1_000);
         }
+        const decided = e.decidedTimestampsMs;
+        if (decided === undefined) return;
         const now = Date.now();
-        for (const r of this.undecided.get(e.task) ?? [])
-          this.endToEndLatency.observe({ topic: e.topic, outcome: r.outcome }, Math.max(0, now - r.timestampMs) / 1_000);
-        this.undecided.delete(e.task);
+        for (const outcome of Object.keys(decided) as FinalOutcome[]) {
+          const labels = { topic: e.topic, outcome };
+          for (const timestampMs of decided[outcome] ?? []) this.endToEndLatency.observe(labels, Math.max(0, now - timestampMs) / 1_000);
+        }
       },
-      onClosed: (e) => void this.undecided.delete(e.task),
-      onPortError: (e) => {
-        this.portErrors.inc({ port: e.port });
-        // An aborted transaction re-runs its records: they are decided again.
-        if (e.port === 'transaction') this.undecided.delete(e.task);
-      },
+      onPortError: (e) => this.portErrors.inc({ port: e.port }),
       onDedupSkipped: (e) => this.dedupSkipped.inc(e.records),
       onCircuitTransition: (t) => this.circuitTransitions.inc({ processor: t.processor, from: t.from, to: t.to }),
       onRetryDelayed: (e) => this.retriesDelayed.inc({ processor: e.processor }),
     };
   }
 
-  /**
-   * Serves `/metrics` on `port` of every interface (0 picks a free port), and with `probes`
-   * also `/healthz` (liveness) and `/readyz` (readiness): JSON bodies, 200 or 503.
-   *
-   * @returns the port it listens on
-   * @throws the `listen` error (e.g. `EADDRINUSE`) when the port cannot be had
-   */
-  async serve(port: number, probes?: HealthProbes): Promise<number> {
-    const server = createServer((req, res) => {
-      const path = (req.url ?? '').split('?')[0];
-      if (probes !== undefined && (path === '/healthz' || path === '/readyz')) {
-        const { status, body } = path === '/healthz' ? probes.liveness() : probes.readiness();
-        res.writeHead(status, { 'content-type': 'application/json' }).end(`${JSON.stringify(body)}\n`);
-        return;
-      }
-      if (path !== '/metrics') {
-        res.writeHead(404).end(`not found; try /metrics${probes ? ', /healthz or /readyz' : ''}\n`);
-        return;
-      }
-      this.registry.metrics().then(
-        (body) => res.writeHead(200, { 'content-type': this.registry.contentType }).end(body),
-        (error: unknown) => res.writeHead(500).end(String(error)),
-      );
-    });
-    this.server = server;
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, resolve));
-    const address = server.address();
-    return typeof address === 'object' && address !== null ? address.port : port;
-  }
-
-  async close(): Promise<void> {
-    const server = this.server;
-    this.server = undefined;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  /** The metrics as Prometheus text, for a `MetricsServer`. */
+  async exposition(): Promise<Exposition> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
   }
 }

@@ -15,6 +15,7 @@ import { produce, readTopics, type ReadRecord } from '../../scripts/lib/topic-io
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import { BREAKER } from './fixtures/dependency-options.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
+import { onClient } from './support/client-under-test.js';
 
 const FIXTURE = 'test/integration/fixtures/dependency-topology.ts';
 const PARTITIONS = 3;
@@ -70,7 +71,7 @@ async function scrape(port: number): Promise<string> {
   return response.text();
 }
 
-describe('weir run: a circuit breaker holds records through a dependency outage', () => {
+describe(onClient('weir run: a circuit breaker holds records through a dependency outage'), () => {
   it('dead-letters nothing and calls the dead dependency within its bound; without a breaker the same outage dead-letters records', async () => {
     const dependency = new Dependency();
     const dependencyPort = await dependency.start();

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/lib/repo-paths.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
+import { onClient } from './support/client-under-test.js';
 
 const fx = useIntegrationFixture('weir-it-cli');
 const tmp = fx.tempDir();
@@ -37,7 +38,7 @@ const VALID = (app: string, source: string) => `import { topology, sink } from '
 export default topology('${app}').source('${source}', 'json').process('copy', (r) => r.value).branch({ success: sink('${source}.out') });
 `;
 
-describe('weir CLI', () => {
+describe(onClient('weir CLI'), () => {
   it('exits 2 naming the file for a missing file, a syntax error and a missing default export', async () => {
     const missing = await weir(['run', 'topologies/nope.ts']);
     expect(missing.code).toBe(2);
@@ -102,6 +103,19 @@ export default topology('app').source('in').process('enrich', (r) => r.value, { 
     expect(flag.stderr).toContain("invalid config '--guarantee'");
     const unknown = await weir(['run', file, '--no-such-flag']);
     expect(unknown.code).toBe(2);
+    // The flags of stream threads and the second client.
+    for (const [args, flagName] of [
+      [['--threads', '0'], '--threads'],
+      [['--threads', '-1'], '--threads'],
+      [['--threads', 'two'], '--threads'],
+      [['--client', 'rdkafka'], '--client'],
+      [['--client', 'librdkafka', '--group-instance-id', ''], '--group-instance-id'],
+      [['--client', 'librdkafka', '--group-instance-id', 'a,a', '--threads', '2'], '--group-instance-id'],
+    ] as const) {
+      const bad = await weir(['run', file, ...args]);
+      expect(bad.code, args.join(' ')).toBe(2);
+      expect(bad.stderr, args.join(' ')).toContain(`invalid config '${flagName}`);
+    }
   });
 
   it('describes a topology as text, JSON and Mermaid, and rejects an unknown format', async () => {

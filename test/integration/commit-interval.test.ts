@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios, type Script } from './support/scripted-scenario.js';
+import { onClient } from './support/client-under-test.js';
 
 const fx = useIntegrationFixture('weir-it-commit-interval');
 const scenarios = new ScriptedScenarios(fx);
@@ -18,7 +19,7 @@ const RECORD_MS = 25;
 /** 6 s of processing: about 30 commit intervals. */
 const RECORDS = 240;
 
-describe('weir run commits on time with a slow processor', () => {
+describe(onClient('weir run commits on time with a slow processor'), () => {
   for (const guarantee of ['at_least_once', 'exactly_once'] as const) {
     it(`${guarantee}: the committed offset advances at least once every 3 × commit interval (25 ms per record)`, async () => {
       const s = await scenarios.create(`commit-${guarantee}`, {

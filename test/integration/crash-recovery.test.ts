@@ -31,6 +31,7 @@ import type { WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { seededRandom } from '../../src/testing/seeded-random.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { OWN_BROKER_START, ownBroker } from './support/own-broker.js';
+import { onClient } from './support/client-under-test.js';
 
 const FIXTURE = 'test/integration/fixtures/scripted-topology.ts';
 const RECORDS = 10_000;
@@ -254,7 +255,7 @@ async function run(
 
 const parse = (r: ReadRecord) => JSON.parse(r.value!.toString()) as { id: string; partial?: boolean; pid?: number };
 
-describe('crash test: 10 000 records, 10 SIGKILLs on live work, a rebalance, a broker SIGKILL', () => {
+describe(onClient('crash test: 10 000 records, 10 SIGKILLs on live work, a rebalance, a broker SIGKILL'), () => {
   it('exactly_once (with and without dedup): every input exactly once; at_least_once + Redis dedup: nothing lost, bounded duplicates only across crashes', async () => {
     const began = Date.now();
     const input = crashInput(seededRandom(SEED));

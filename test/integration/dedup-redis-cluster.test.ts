@@ -16,6 +16,7 @@ import { dedupBucketOf, dedupKeyLayout } from '../../src/dedup/dedup-key-layout.
 import { RedisDedupStore } from '../../src/dedup/redis-dedup-store.js';
 import { dedupStoreContract } from '../contracts/dedup-store-contract.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
+import { onClient } from './support/client-under-test.js';
 
 const fx = useIntegrationFixture('weir-it-cluster');
 let cluster: RedisClusterHandle;
@@ -34,7 +35,7 @@ dedupStoreContract('RedisDedupStore (Redis Cluster, 3 masters)', async () => {
   };
 });
 
-describe('RedisDedupStore key layout and round trips on a Redis Cluster', () => {
+describe(onClient('RedisDedupStore key layout and round trips on a Redis Cluster'), () => {
   const app = `weir-it-cluster-${randomBytes(4).toString('hex')}`;
   let store: RedisDedupStore;
   let admin: Cluster;
@@ -99,7 +100,7 @@ describe('RedisDedupStore key layout and round trips on a Redis Cluster', () => 
   });
 });
 
-describe('weir run with REDIS_CLUSTER_NODES', () => {
+describe(onClient('weir run with REDIS_CLUSTER_NODES'), () => {
   it('deduplicates through the Redis Cluster', async () => {
     const { nodes } = await started;
     const kafka = fx.kafka;

@@ -15,6 +15,7 @@ import { kafkaPaths } from '../../scripts/lib/repo-paths.js';
 import { produce, readToEnd, readTopics, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios } from './support/scripted-scenario.js';
+import { onClient } from './support/client-under-test.js';
 
 const fx = useIntegrationFixture('weir-it-dedup');
 const scenarios = new ScriptedScenarios(fx);
@@ -54,7 +55,7 @@ async function scenario(name: string, env: Record<string, string>, redisUrl: str
 
 const idOf = (r: ReadRecord) => (JSON.parse(r.value!.toString()) as { id: string }).id;
 
-describe('weir run with Redis dedup', () => {
+describe(onClient('weir run with Redis dedup'), () => {
   it('drops duplicate keys in one partition and across partitions, counts them, and calls Redis once per batch', async () => {
     const redisUrl = inject('redisUrl');
     const s = await scenario('dedup', {}, redisUrl);

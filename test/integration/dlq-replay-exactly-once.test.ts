@@ -16,6 +16,7 @@ import { produce, readTopicNow } from '../../scripts/lib/topic-io.js';
 import { pollUntil } from '../../scripts/lib/wait-for.js';
 import { runWeir, startWeir } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
+import { onClient } from './support/client-under-test.js';
 
 const fx = useIntegrationFixture('weir-it-dlq-replay-eos');
 
@@ -43,7 +44,7 @@ function deadLetter(n: number, original: string): Message {
   };
 }
 
-describe('weir dlq replay under SIGKILL', () => {
+describe(onClient('weir dlq replay under SIGKILL'), () => {
   it('replays every record exactly once for read_committed readers, and resumes at once after each kill', async () => {
     const dlq = unique('crash.dlq');
     const target = unique('crash.target');

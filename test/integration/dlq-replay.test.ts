@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { endOffsets, produce, readTopicNow, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import { runWeir, type WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
+import { onClient } from './support/client-under-test.js';
 
 const TOPOLOGY = 'topologies/payments.ts';
 
@@ -36,7 +37,7 @@ async function total(topic: string): Promise<number> {
   return n;
 }
 
-describe('inspect → fix → replay (topologies/payments.ts)', () => {
+describe(onClient('inspect → fix → replay (topologies/payments.ts)'), () => {
   it('replays the fixed payments once, and refuses a payment past its replay limit', async () => {
     const app = `payments-it-${randomUUID().slice(0, 8)}`;
     const topics = { source: `${app}.payments`, charged: `${app}.charged`, dlq: `${app}.charge.dlq` };

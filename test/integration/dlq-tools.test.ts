@@ -11,6 +11,7 @@ import { endOffsets, produce, readTopicNow } from '../../scripts/lib/topic-io.js
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import { runWeir, startWeir } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
+import { onClient } from './support/client-under-test.js';
 
 const fx = useIntegrationFixture('weir-it-dlq-tools');
 const HOUR = 3_600_000;
@@ -51,7 +52,7 @@ async function total(topic: string): Promise<number> {
   return n;
 }
 
-describe('weir dlq inspect', () => {
+describe(onClient('weir dlq inspect'), () => {
   it('reports a missing topic (exit 2) and an empty one (exit 0) without waiting', async () => {
     const missing = await runWeir(['dlq', 'inspect', unique('no-such.dlq')]);
     expect(missing.code).toBe(2);
@@ -146,7 +147,7 @@ describe('weir dlq inspect', () => {
   });
 });
 
-describe('weir dlq replay', () => {
+describe(onClient('weir dlq replay'), () => {
   it('rejects bad arguments with exit 2 and reports missing or empty topics', async () => {
     const dlq = unique('args.dlq');
     await fx.createTopics([{ topic: dlq, partitions: 1 }]);

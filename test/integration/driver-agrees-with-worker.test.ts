@@ -11,6 +11,7 @@ import { arbitraries, expectedOutcome, invariants, TopologyTestDriver, type Fail
 import { produce, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import { planEnv, planTopology, type PlanTopologyOptions } from './fixtures/failure-plan-topology.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
+import { onClient } from './support/client-under-test.js';
 
 const FIXTURE = 'test/integration/fixtures/failure-plan-topology.ts';
 const MAX_ATTEMPTS = 4;
@@ -119,7 +120,7 @@ async function throughWorker(
   return { endings, copies };
 }
 
-describe('the TopologyTestDriver agrees with the worker', () => {
+describe(onClient('the TopologyTestDriver agrees with the worker'), () => {
   for (const [mode, guarantee] of [
     ['blocking', 'at_least_once'],
     ['topics', 'exactly_once'],

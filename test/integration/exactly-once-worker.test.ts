@@ -1,15 +1,17 @@
 /**
  * `weir run` under exactly_once on the real broker: the `--guarantee` flag, transactional
  * outputs (sink and DLQ) with nothing left from failed attempts, read_committed input, and
- * zombie fencing — by a second producer with the task's transactional id, and by a second
- * worker taking over from a frozen (SIGSTOP) one.
+ * zombie fencing — by a second producer with the task's (kafkajs) or the member's (librdkafka)
+ * transactional id, and by a second worker taking over from a frozen (SIGSTOP) one.
  */
+import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { readToEnd, readTopics, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
-import type { WorkerProcess } from '../../scripts/lib/worker-process.js';
+import type { WorkerLogLine, WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios, type Script } from './support/scripted-scenario.js';
+import { CLIENT, onClient } from './support/client-under-test.js';
 
 const fx = useIntegrationFixture('weir-it-eos');
 const scenarios = new ScriptedScenarios(fx);
@@ -54,7 +56,7 @@ function expectEachOnce(records: readonly ReadRecord[], ids: readonly string[]):
   expect([...counts].filter(([, n]) => n !== 1)).toEqual([]);
 }
 
-describe('weir run (exactly_once)', () => {
+describe(onClient('weir run (exactly_once)'), () => {
   it('--guarantee exactly_once writes sink and DLQ in transactions, with nothing from failed attempts', async () => {
     const s = await scenario('eos-basic', { WEIR_TEST_MAX_ATTEMPTS: '3', WEIR_TEST_BACKOFF_MS: '10' });
     const scripts: Script[] = Array.from({ length: 300 }, (_, seq) => ({
@@ -117,30 +119,42 @@ describe('weir run (exactly_once)', () => {
     expectEachOnce(await readToEnd(fx.kafka, [s.topics.sink, s.topics.dlq], { timeoutMs: 60_000 }), expected);
   });
 
-  it('closes a task fenced by a second producer with its transactional id, rebuilds it, and loses nothing', async () => {
-    const s = await scenario('eos-fence', { WEIR_TEST_RECORD_DELAY_MS: '5' });
-    const scripts: Script[] = Array.from({ length: 600 }, (_, seq) => ({ id: `r${seq}`, seq }));
-    await s.send(scripts);
-    const worker = s.start();
-    await worker.waitForLog((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-0`);
-    await worker.waitForLog((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-1`);
-    // A second instance of task 0's producer: InitProducerId bumps the epoch and fences the worker's.
-    const usurper = fx.kafka.producer({ transactionalId: `${s.id}-${s.topics.source}-0`, idempotent: true, maxInFlightRequests: 1 });
-    await usurper.connect();
-    await (await usurper.transaction()).abort();
-    await usurper.disconnect();
-    await worker.waitForLog((l) => l.msg.startsWith('task fenced') && l['task'] === `${s.topics.source}-0`, 30_000);
-    const restarted = worker.logs.filter((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-0`).length;
-    await worker.waitForLog(
-      () => worker.logs.filter((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-0`).length > restarted,
-      30_000,
-    );
-    const { all } = await s.finish([worker]);
-    expectEachOnce(
-      all,
-      scripts.map((x) => x.id),
-    );
-  });
+  it(
+    CLIENT === 'kafkajs'
+      ? 'closes a task fenced by a second producer with its transactional id, rebuilds it, and loses nothing'
+      : "closes every task when a second producer takes the member's transactional id, rejoins, and loses nothing",
+    async () => {
+      const s = await scenario('eos-fence', { WEIR_TEST_RECORD_DELAY_MS: '5' });
+      const scripts: Script[] = Array.from({ length: 600 }, (_, seq) => ({ id: `r${seq}`, seq }));
+      await s.send(scripts);
+      const worker = s.start();
+      await worker.waitForLog((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-0`);
+      const started = await worker.waitForLog((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-1`);
+      // kafkajs: one transactional producer per task (`<application.id>-<topic>-<partition>`);
+      // librdkafka (KIP-447): one per member (`<application.id>-<host>-<pid>`).
+      const transactionalId = CLIENT === 'kafkajs' ? `${s.id}-${s.topics.source}-0` : `${s.id}-${hostname()}-${String(started['pid'])}`;
+      // A second instance of that producer: InitProducerId bumps the epoch and fences the worker's.
+      const usurper = fx.kafka.producer({ transactionalId, idempotent: true, maxInFlightRequests: 1 });
+      await usurper.connect();
+      await (await usurper.transaction()).abort();
+      await usurper.disconnect();
+      const fenced = (l: WorkerLogLine) =>
+        CLIENT === 'kafkajs'
+          ? l.msg.startsWith('task fenced') && l['task'] === `${s.topics.source}-0`
+          : l.msg.startsWith("the member's transactional producer was fenced");
+      await worker.waitForLog(fenced, 30_000);
+      const restarted = worker.logs.filter((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-0`).length;
+      await worker.waitForLog(
+        () => worker.logs.filter((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-0`).length > restarted,
+        30_000,
+      );
+      const { all } = await s.finish([worker]);
+      expectEachOnce(
+        all,
+        scripts.map((x) => x.id),
+      );
+    },
+  );
 
   it('fences a frozen worker when a second worker takes its partitions; the zombie does not crash and writes nothing twice', async () => {
     const s = await scenario('eos-zombie', { WEIR_TEST_RECORD_DELAY_MS: '5' });

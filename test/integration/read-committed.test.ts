@@ -7,11 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { readTopicNow, waitForGroupCaughtUp } from '../../scripts/lib/topic-io.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios, scriptOf, type Script } from './support/scripted-scenario.js';
+import { onClient } from './support/client-under-test.js';
 
 const fx = useIntegrationFixture('weir-it-read-committed');
 const scenarios = new ScriptedScenarios(fx);
 
-describe('weir run reads read_committed', () => {
+describe(onClient('weir run reads read_committed'), () => {
   for (const guarantee of ['at_least_once', 'exactly_once'] as const) {
     it(`${guarantee}: records of an aborted upstream transaction are never processed`, async () => {
       const s = await scenarios.create(`rc-${guarantee}`, { partitions: 2, env: { WEIR_TEST_GUARANTEE: guarantee } });

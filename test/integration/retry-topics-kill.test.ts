@@ -9,13 +9,14 @@ import { endOffsets, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios, scriptOf, type Script } from './support/scripted-scenario.js';
+import { onClient } from './support/client-under-test.js';
 
 const fx = useIntegrationFixture('weir-it-retry-kill');
 const scenarios = new ScriptedScenarios(fx);
 
 const idOf = (r: ReadRecord): string => scriptOf(r).id;
 
-describe('weir run (retry topics, at_least_once)', () => {
+describe(onClient('weir run (retry topics, at_least_once)'), () => {
   it('loses nothing when the worker is SIGKILLed twice in the middle of retry traffic', async () => {
     const sc = await scenarios.create('rt-kill', {
       env: { WEIR_TEST_RETRY_MODE: 'topics', WEIR_TEST_MAX_ATTEMPTS: '3', WEIR_TEST_BACKOFF_MS: '1000', WEIR_TEST_BACKOFF_MAX_MS: '2000' },

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { ReadRecord } from '../../scripts/lib/topic-io.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios, scriptOf, type Script } from './support/scripted-scenario.js';
+import { onClient } from './support/client-under-test.js';
 
 /** The broker stamps each record with its append time: a clock the worker does not control. */
 const APPEND_TIME = { 'message.timestamp.type': 'LogAppendTime' } as const;
@@ -37,7 +38,7 @@ async function scenario(name: string, tiers: number, env: Record<string, string>
 
 const num = (r: ReadRecord, header: string): number => Number(r.headers[header]);
 
-describe('weir run (retry topics)', () => {
+describe(onClient('weir run (retry topics)'), () => {
   it('never processes a tier record before its due time: each hop and outcome is appended after the previous due time', async () => {
     // Tiers from the backoff schedule: 1 s, 2 s; the 2 s tier is reused for the third retry.
     const s = await scenario('rt-due', 2, { WEIR_TEST_MAX_ATTEMPTS: '4', WEIR_TEST_BACKOFF_MS: '1000', WEIR_TEST_BACKOFF_MAX_MS: '2000' });

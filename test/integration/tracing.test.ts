@@ -18,6 +18,7 @@ import { compile } from '../../src/topology/compile.js';
 import { loadWorkerConfig } from '../../src/worker/worker-config.js';
 import { Worker } from '../../src/worker/worker.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
+import { CLIENT, onClient } from './support/client-under-test.js';
 
 const fx = useIntegrationFixture('weir-it-tracing');
 
@@ -40,7 +41,7 @@ function parseTraceparent(header: string | undefined): { traceId: string; spanId
 
 const attr = (span: ReadableSpan, name: string) => span.attributes[name];
 
-describe('OpenTelemetry attempt spans', () => {
+describe(onClient('OpenTelemetry attempt spans'), () => {
   it('follows a record through two retry tiers in one trace, and a dead letter carries its trace context', async () => {
     const id = `weir-it-tracing-${randomUUID().slice(0, 8)}`;
     const [source, out, dlq] = [`${id}.in`, `${id}.out`, `${id}.dlq`];
@@ -62,7 +63,7 @@ describe('OpenTelemetry attempt spans', () => {
     );
     const worker = new Worker({
       topology: compiled,
-      config: loadWorkerConfig({ brokers: fx.brokers, sessionTimeoutMs: '6000', commitIntervalMs: '100' }, {}),
+      config: loadWorkerConfig({ brokers: fx.brokers, sessionTimeoutMs: '6000', commitIntervalMs: '100', client: CLIENT }, {}),
       logger: pino({ level: 'silent' }),
     });
     fx.onTeardown(() => worker.stop());

@@ -13,6 +13,7 @@ import { runWeir } from '../../scripts/lib/worker-process.js';
 import type { TopologyStatus } from '../../src/cli/topology-status.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { SCRIPTED_TOPOLOGY, ScriptedScenarios, type Scenario, type Script } from './support/scripted-scenario.js';
+import { onClient } from './support/client-under-test.js';
 
 const fx = useIntegrationFixture('weir-it-status');
 const scenarios = new ScriptedScenarios(fx);
@@ -28,7 +29,7 @@ async function ends(topic: string): Promise<Map<number, number>> {
   return new Map((await fx.admin.fetchTopicOffsets(topic)).map((o) => [o.partition, Number(o.high)]));
 }
 
-describe('weir status', () => {
+describe(onClient('weir status'), () => {
   it('reports the group, its member, offsets and lag per partition, and dead letters by error class and processor', async () => {
     const sc = await scenarios.create('weir-it-status', { partitions: 3, env: { WEIR_TEST_MAX_ATTEMPTS: '2' } });
     const port = await freePort();

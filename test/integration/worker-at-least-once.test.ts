@@ -7,6 +7,7 @@ import { endOffsets, produce, readTopics, type ReadRecord } from '../../scripts/
 import { pollUntil } from '../../scripts/lib/wait-for.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios, scriptOf, type Script } from './support/scripted-scenario.js';
+import { onClient } from './support/client-under-test.js';
 
 const fx = useIntegrationFixture('weir-it-alos');
 const scenarios = new ScriptedScenarios(fx);
@@ -22,7 +23,7 @@ const scenario = (name: string, env: Record<string, string> = {}) => scenarios.c
 const ids = (records: readonly ReadRecord[]): string[] => records.map((r) => scriptOf(r).id);
 const distinct = (records: readonly ReadRecord[]): number => new Set(ids(records)).size;
 
-describe('weir run (at_least_once, blocking retries)', () => {
+describe(onClient('weir run (at_least_once, blocking retries)'), () => {
   it('puts every input in exactly one of sink or DLQ, keeps per-partition order, and writes full DLQ headers', async () => {
     const s = await scenario('alos', { WEIR_TEST_MAX_ATTEMPTS: '3', WEIR_TEST_BACKOFF_MS: '20' });
     const scripts: Script[] = Array.from({ length: 300 }, (_, seq) => ({

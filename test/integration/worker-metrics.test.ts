@@ -12,6 +12,7 @@ import { runWeir } from '../../scripts/lib/worker-process.js';
 import type { TopologyStatus } from '../../src/cli/topology-status.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { SCRIPTED_TOPOLOGY, ScriptedScenarios, type Script } from './support/scripted-scenario.js';
+import { onClient } from './support/client-under-test.js';
 
 const fx = useIntegrationFixture('weir-it-metrics');
 const scenarios = new ScriptedScenarios(fx);
@@ -29,7 +30,7 @@ function samples(text: string, name: string): Array<{ labels: Record<string, str
   return out;
 }
 
-describe('weir run: lag, backlog, task state and latency metrics', () => {
+describe(onClient('weir run: lag, backlog, task state and latency metrics'), () => {
   it('reports lag per source and tier partition that reaches 0 after a drain, and histograms that count every attempt and outcome', async () => {
     const delayMs = 100;
     const sc = await scenarios.create('weir-it-metrics', {

@@ -32,7 +32,8 @@ export function addDlqCommands(program: Command): void {
     .option('--limit <n>', 'list at most n records, the latest failures (counts cover every match)', parsePositiveInt, 100)
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
     .option('--brokers <list>', 'Kafka bootstrap servers, host:port,... [env KAFKA_BROKERS, default 127.0.0.1:9092]')
-    .option('--verbose', 'print kafkajs warnings and stack traces')
+    .option('--client <name>', 'Kafka client: kafkajs | librdkafka [env WEIR_KAFKA_CLIENT, default kafkajs]')
+    .option('--verbose', 'print Kafka client warnings and stack traces')
     .action(async (topic: string, flags: InspectFlags) => {
       process.exitCode = await runInspect(topic, flags);
     });
@@ -62,7 +63,8 @@ export function addDlqCommands(program: Command): void {
     )
     .option('--group <id>', `consumer group that keeps the replay's position (default ${replayGroupId('<dlq-topic>')})`, parseGroupId)
     .option('--brokers <list>', 'Kafka bootstrap servers, host:port,... [env KAFKA_BROKERS, default 127.0.0.1:9092]')
-    .option('--verbose', 'print kafkajs warnings and stack traces')
+    .option('--client <name>', 'Kafka client: kafkajs | librdkafka [env WEIR_KAFKA_CLIENT, default kafkajs]')
+    .option('--verbose', 'print Kafka client warnings and stack traces')
     .action(async (topic: string, flags: ReplayFlags) => {
       process.exitCode = await runReplay(topic, flags);
     });

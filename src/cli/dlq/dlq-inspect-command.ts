@@ -18,6 +18,8 @@ export interface InspectFlags {
   readonly limit: number;
   readonly format: 'table' | 'json';
   readonly brokers?: string;
+  /** `--client` (`WEIR_KAFKA_CLIENT`). */
+  readonly client?: string;
   readonly verbose?: boolean;
 }
 

@@ -1,7 +1,17 @@
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../errors.js';
-import { parseCount, parseList, parsePositiveInt, parseRate, parseTarget, parseWhen, resolveBrokers, resolveWhen } from './dlq-options.js';
+import {
+  parseCount,
+  parseList,
+  parsePositiveInt,
+  parseRate,
+  parseTarget,
+  parseWhen,
+  resolveBrokers,
+  resolveClient,
+  resolveWhen,
+} from './dlq-options.js';
 
 describe('parseWhen / resolveWhen', () => {
   const now = Date.UTC(2024, 4, 1, 12);
@@ -55,5 +65,15 @@ describe('resolveBrokers', () => {
   });
   it('ignores unrelated worker settings in the environment', () => {
     expect(resolveBrokers(undefined, { WEIR_SESSION_TIMEOUT_MS: 'bad' })).toEqual(['127.0.0.1:9092']);
+  });
+});
+
+describe('resolveClient', () => {
+  it('reads --client, else WEIR_KAFKA_CLIENT, else kafkajs, and names the one at fault', () => {
+    expect(resolveClient('librdkafka', { WEIR_KAFKA_CLIENT: 'kafkajs' })).toBe('librdkafka');
+    expect(resolveClient(undefined, { WEIR_KAFKA_CLIENT: 'librdkafka' })).toBe('librdkafka');
+    expect(resolveClient(undefined, {})).toBe('kafkajs');
+    expect(() => resolveClient('rdkafka', {})).toThrow(/invalid config '--client': must be one of kafkajs, librdkafka/);
+    expect(() => resolveClient(undefined, { WEIR_KAFKA_CLIENT: 'x' })).toThrow(/'WEIR_KAFKA_CLIENT'/);
   });
 });

@@ -5,6 +5,7 @@ import { pino, type Logger } from 'pino';
 import { z } from 'zod';
 import type { ReplayTarget } from './replay-record.js';
 import { topicNameProblem } from '../../topology/topic-names.js';
+import type { KafkaClientName } from '../../kafka/kafka-client.js';
 import { loadWorkerConfig } from '../../worker/worker-config.js';
 
 /**
@@ -126,7 +127,18 @@ export function resolveBrokers(flag: string | undefined, env: Readonly<Record<st
   return loadWorkerConfig(flag === undefined ? {} : { brokers: flag }, only).brokers;
 }
 
-/** The logger of the DLQ tools: silent, or kafkajs warnings on stderr with `--verbose`. */
+/**
+ * The Kafka client binding, exactly as `weir run` reads it: `--client`, else
+ * `WEIR_KAFKA_CLIENT`, else kafkajs.
+ *
+ * @throws ConfigError naming `--client` or `WEIR_KAFKA_CLIENT` when the name is not a client weir has
+ */
+export function resolveClient(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): KafkaClientName {
+  const only = env['WEIR_KAFKA_CLIENT'] === undefined ? {} : { WEIR_KAFKA_CLIENT: env['WEIR_KAFKA_CLIENT'] };
+  return loadWorkerConfig(flag === undefined ? {} : { client: flag }, only).client;
+}
+
+/** The logger of the DLQ tools: silent, or the Kafka client's warnings on stderr with `--verbose`. */
 export function toolLogger(verbose: boolean): Logger {
   return pino({ level: verbose ? 'warn' : 'silent' }, pino.destination({ dest: 2, sync: true }));
 }

@@ -23,6 +23,8 @@ export interface ReplayFlags {
   /** The consumer group that keeps the replay's position; default `weir-replay.<dlq-topic>`. */
   readonly group?: string;
   readonly brokers?: string;
+  /** `--client` (`WEIR_KAFKA_CLIENT`). */
+  readonly client?: string;
   readonly verbose?: boolean;
 }
 

@@ -6,7 +6,7 @@ import { topicRanges, type OffsetRange } from '../../kafka/topic-range.js';
 import { createKafkaClient } from '../../worker/kafka-clients.js';
 import { EXIT, exitCodeOf, reportError } from '../report-error.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
-import { deadLetterFilterOf, resolveBrokers, toolLogger, usageError, type DeadLetterFilterFlags } from './dlq-options.js';
+import { deadLetterFilterOf, resolveBrokers, resolveClient, toolLogger, usageError, type DeadLetterFilterFlags } from './dlq-options.js';
 
 /** A connection of the `weir dlq` tools: a Kafka client and a connected admin. */
 export interface DlqTool {
@@ -17,7 +17,8 @@ export interface DlqTool {
   ranges(topic: string, from?: ReadonlyMap<number, number>): Promise<Map<number, OffsetRange> | undefined>;
   /**
    * A fresh consumer group id for a read that commits nothing. kafkajs cannot consume without
-   * a group, so the tools read in a throw-away group and delete it in `close()`.
+   * a group (librdkafka reads without joining, but takes a group id too), so the tools read in a
+   * throw-away group and delete it in `close()`.
    */
   throwawayGroup(purpose: string): string;
   close(): Promise<void>;
@@ -26,19 +27,23 @@ export interface DlqTool {
 /** Flags every `weir dlq` command takes. */
 export interface DlqToolFlags extends DeadLetterFilterFlags {
   readonly brokers?: string;
+  /** `--client` (`WEIR_KAFKA_CLIENT`): kafkajs or librdkafka. */
+  readonly client?: string;
   readonly verbose?: boolean;
 }
 
 /**
- * Connects the DLQ tools to Kafka (`--brokers` / `KAFKA_BROKERS`, as `weir run`). The client
- * fails fast (about 3 s), so a stopped broker is reported quickly.
+ * Connects the DLQ tools to Kafka (`--brokers` / `KAFKA_BROKERS` and `--client` /
+ * `WEIR_KAFKA_CLIENT`, as `weir run`). The client fails fast (a few seconds), so a stopped
+ * broker is reported quickly.
  *
- * @throws ConfigError for a bad `--brokers` / `KAFKA_BROKERS` value
+ * @throws ConfigError for a bad `--brokers` / `KAFKA_BROKERS` or `--client` / `WEIR_KAFKA_CLIENT`
+ *   value, or a librdkafka client that is not installed
  * @throws BrokerUnreachableError when no broker answers
  */
 export async function openDlqTool(flags: DlqToolFlags, env: NodeJS.ProcessEnv): Promise<DlqTool> {
   const brokers = resolveBrokers(flags.brokers, env);
-  const client = await createKafkaClient('kafkajs', {
+  const client = await createKafkaClient(resolveClient(flags.client, env), {
     brokers,
     clientId: 'weir-dlq',
     logger: toolLogger(flags.verbose === true),

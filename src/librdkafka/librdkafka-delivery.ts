@@ -1,0 +1,89 @@
+import type { OutputRecord } from '../record/record-types.js';
+import { ERR, codeOf } from './librdkafka-errors.js';
+import type { LibrdkafkaError, NativeDeliveryReport, NativeProducer } from './librdkafka-native.js';
+import { toNativeHeaders } from './librdkafka-messages.js';
+
+/** One `send` waiting for its delivery reports: the binding's `opaque` of each of its records. */
+interface PendingSend {
+  remaining: number;
+  error: unknown;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Waits after `ERR__QUEUE_FULL` (librdkafka's producer queue is full) before producing again, ms. */
+const QUEUE_FULL_WAIT_MS = 5;
+
+/**
+ * Produces records through a librdkafka producer and settles when the broker acknowledged all
+ * of them (delivery reports, `dr_cb`). The producer must poll in the background
+ * (`setPollInBackground(true)`) and route its `delivery-report` events to {@link delivered}.
+ */
+export class DeliveryTracker {
+  /** Counts sends still waiting for reports (disconnect waits for none: librdkafka flushes). */
+  private inFlight = 0;
+
+  constructor(
+    private readonly producer: () => NativeProducer,
+    /** Called on every successful delivery (the broker answers: an outage is over). */
+    private readonly onDelivered: () => void = () => undefined,
+  ) {}
+
+  /** Sends waiting for acknowledgements. */
+  get pending(): number {
+    return this.inFlight;
+  }
+
+  /**
+   * Produces `records` in order (so each partition keeps their order) and resolves when every
+   * one is acknowledged; rejects with the first failure (librdkafka's delivery error, e.g.
+   * `ERR__MSG_TIMED_OUT` after `message.timeout.ms`) once every record has a report.
+   */
+  async send(records: readonly OutputRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const producer = this.producer();
+    let pending!: PendingSend;
+    const done = new Promise<void>((resolve, reject) => {
+      pending = { remaining: records.length, error: undefined, resolve, reject };
+    });
+    this.inFlight++;
+    try {
+      for (let i = 0; i < records.length; i++) {
+        const r = records[i]!;
+        for (let wait = QUEUE_FULL_WAIT_MS; ; wait = Math.min(100, wait * 2)) {
+          try {
+            producer.produce(r.topic, r.partition ?? null, r.value, r.key, r.timestamp ?? null, pending, toNativeHeaders(r.headers));
+            break;
+          } catch (error) {
+            if (codeOf(error) !== ERR.QUEUE_FULL) {
+              // Records not produced get no report: count them as failed now.
+              pending.error ??= error;
+              pending.remaining -= records.length - i;
+              if (pending.remaining === 0) settle(pending);
+              return await done;
+            }
+            await new Promise((resolve) => setTimeout(resolve, wait));
+          }
+        }
+      }
+      await done;
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  /** The producer's `delivery-report` listener. */
+  delivered(err: LibrdkafkaError | null | undefined, report: NativeDeliveryReport): void {
+    const pending = report.opaque as PendingSend | undefined;
+    if (pending === undefined || typeof pending.remaining !== 'number') return;
+    if (err) pending.error ??= err;
+    if (--pending.remaining > 0) return;
+    if (pending.error === undefined) this.onDelivered();
+    settle(pending);
+  }
+}
+
+function settle(pending: PendingSend): void {
+  if (pending.error === undefined) pending.resolve();
+  else pending.reject(pending.error);
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { ERR, FatalErrorWatch, isFatalError, isFencedError } from './librdkafka-errors.js';
+
+const error = (code: number, message = 'x', extra: object = {}) => Object.assign(new Error(message), { code, ...extra });
+
+describe('librdkafka errors', () => {
+  it('recognizes a fenced producer by code, also inside a fatal error or a cause', () => {
+    expect(isFencedError(error(ERR.FENCED))).toBe(true);
+    expect(isFencedError(error(ERR.PRODUCER_FENCED))).toBe(true);
+    expect(isFencedError(error(ERR.INVALID_PRODUCER_EPOCH))).toBe(true);
+    expect(isFencedError(error(ERR.FATAL, 'Fatal error: Broker: Producer fenced by newer instance'))).toBe(true);
+    expect(isFencedError(new Error('wrapped', { cause: error(ERR.PRODUCER_FENCED) }))).toBe(true);
+    expect(isFencedError(error(ERR.TIMED_OUT))).toBe(false);
+    expect(isFencedError(undefined)).toBe(false);
+  });
+
+  it('recognizes fatal errors', () => {
+    expect(isFatalError(error(ERR.TRANSPORT, 'x', { isFatal: true }))).toBe(true);
+    expect(isFatalError(error(ERR.FATAL))).toBe(true);
+    expect(isFatalError(error(ERR.TRANSPORT))).toBe(false);
+  });
+});
+
+describe('FatalErrorWatch', () => {
+  it("explains a bare fatal error or purged records by the client's FATAL log line, and leaves other errors alone", async () => {
+    const watch = new FatalErrorWatch();
+    const bare = error(ERR.FATAL, 'Local: Fatal error');
+    const later = watch.explain(bare, 1_000);
+    watch.logged({ severity: 0, fac: 'FATAL', message: '[thrd:main]: Fatal error: Broker: Producer fenced by newer instance' });
+    const explained = await later;
+    expect(explained).toMatchObject({ message: 'Fatal error: Broker: Producer fenced by newer instance', code: ERR.FATAL, cause: bare });
+    expect(isFencedError(explained)).toBe(true);
+    expect(isFencedError(await watch.explain(error(-152, 'Local: Purged in queue')))).toBe(true);
+    const timedOut = error(ERR.TIMED_OUT);
+    expect(await watch.explain(timedOut)).toBe(timedOut);
+    watch.reset();
+    expect(await watch.explain(bare, 20)).toBe(bare);
+  });
+});

@@ -1,0 +1,91 @@
+/**
+ * librdkafka error codes weir acts on (`rd_kafka_resp_err_t`: negative codes are the client's
+ * own, positive ones the broker's), as the binding's `LibrdKafkaError.code` carries them.
+ */
+export const ERR = Object.freeze({
+  TRANSPORT: -195,
+  MSG_TIMED_OUT: -192,
+  PARTITION_EOF: -191,
+  ALL_BROKERS_DOWN: -187,
+  TIMED_OUT: -185,
+  QUEUE_FULL: -184,
+  ASSIGN_PARTITIONS: -175,
+  REVOKE_PARTITIONS: -174,
+  STATE: -172,
+  FATAL: -150,
+  MAX_POLL_EXCEEDED: -147,
+  FENCED: -144,
+  UNKNOWN_TOPIC_OR_PART: 3,
+  TOPIC_ALREADY_EXISTS: 36,
+  INVALID_PRODUCER_EPOCH: 47,
+  GROUP_ID_NOT_FOUND: 69,
+  FENCED_INSTANCE_ID: 82,
+  UNSTABLE_OFFSET_COMMIT: 88,
+  PRODUCER_FENCED: 90,
+});
+
+/**
+ * Codes that say "a newer producer owns this transactional id": librdkafka's own `ERR__FENCED`
+ * (its fatal error after the broker's answer), PRODUCER_FENCED (90) and, from older brokers,
+ * INVALID_PRODUCER_EPOCH (47).
+ */
+const FENCED_CODES = new Set<number>([ERR.FENCED, ERR.PRODUCER_FENCED, ERR.INVALID_PRODUCER_EPOCH]);
+
+/** The librdkafka error code of an error (or of the error it wraps), if it has one. */
+export function codeOf(error: unknown, depth = 0): number | undefined {
+  if (typeof error !== 'object' || error === null || depth > 5) return undefined;
+  const e = error as { code?: unknown; cause?: unknown };
+  if (typeof e.code === 'number') return e.code;
+  return codeOf(e.cause, depth + 1);
+}
+
+/** True when a librdkafka error says the transactional producer was fenced. */
+export function isFencedError(error: unknown): boolean {
+  const code = codeOf(error);
+  if (code !== undefined && FENCED_CODES.has(code)) return true;
+  // A fatal error carries the original cause only in its text.
+  return code === ERR.FATAL && /fenced|PRODUCER_FENCED|INVALID_PRODUCER_EPOCH/i.test(String((error as Error).message));
+}
+
+/** True when a librdkafka error is fatal: the client that raised it cannot be used again. */
+export function isFatalError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const e = error as { isFatal?: unknown; code?: unknown };
+  return e.isFatal === true || e.code === ERR.FATAL || e.code === ERR.FENCED;
+}
+
+/** Error codes that stand for a fatal error whose cause librdkafka reported elsewhere (its `FATAL` log line). */
+const GENERIC_FATAL_CODES = new Set<number>([ERR.FATAL, -152 /* ERR__PURGE_QUEUE: in-flight records of a failed producer */]);
+
+/**
+ * Remembers a client's fatal error as librdkafka states it: its `FATAL` log line (e.g. `Fatal
+ * error: Broker: Static consumer fenced by other consumer with same group.instance.id`), since
+ * the binding's calls fail with a bare `ERR__FATAL` ("Local: Fatal error") or purge what was in
+ * flight. Feed it the client's log events; ask it what a failure really was.
+ */
+export class FatalErrorWatch {
+  private cause: Error | undefined;
+
+  /** A log event of the client. */
+  logged(event: { readonly severity: number; readonly fac: string; readonly message: string }): void {
+    if (event.fac === 'FATAL' || (event.severity <= 2 && /fatal/i.test(event.message)))
+      this.cause ??= Object.assign(new Error(event.message.replace(/^\[thrd:[^\]]*\]: /, '')), { code: ERR.FATAL, isFatal: true });
+  }
+
+  /** Forgets the cause (a new client). */
+  reset(): void {
+    this.cause = undefined;
+  }
+
+  /**
+   * The failure `error` stands for: the fatal cause when `error` is a generic fatal one (waiting
+   * up to `waitMs` for the log line, which may come a moment after the failed call), else `error`.
+   */
+  async explain(error: unknown, waitMs = 500): Promise<unknown> {
+    const code = codeOf(error);
+    if (code === undefined || !GENERIC_FATAL_CODES.has(code)) return error;
+    for (const deadline = Date.now() + waitMs; this.cause === undefined && Date.now() < deadline;)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    return this.cause === undefined ? error : Object.assign(this.cause, { cause: error });
+  }
+}

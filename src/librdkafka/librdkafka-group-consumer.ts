@@ -1,0 +1,288 @@
+import { IllegalStateError, MemberFencedError } from '../errors.js';
+import type { GroupConsumer, GroupConsumerHandlers, GroupConsumerOptions } from '../kafka/group-consumer.js';
+import type { TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
+import { CommitCoalescer } from './commit-coalescer.js';
+import { groupConsumerConfig } from './librdkafka-config.js';
+import { ERR, FatalErrorWatch, isFatalError } from './librdkafka-errors.js';
+import { toInputRecord } from './librdkafka-messages.js';
+import {
+  call,
+  type LibrdkafkaError,
+  type NativeConsumer,
+  type NativeMessage,
+  type NativeTopicPartitionOffset,
+} from './librdkafka-native.js';
+import type { NativeClients } from './librdkafka-native-clients.js';
+import { PartitionFetches } from './partition-fetches.js';
+
+/**
+ * Most records one `consume` call returns: about what librdkafka prefetched, so a fetched batch
+ * reaches its task whole (as kafkajs hands over a whole fetch). Pausing a partition makes
+ * librdkafka drop what it prefetched for it, to fetch it again on resume; smaller calls left
+ * more behind (1 000: 21 k records/s in bench/run.ts at 100 B, 5 000: 30 k).
+ */
+const CONSUME_BATCH = 5_000;
+/** How long one `consume` call waits for a first record, ms (also the longest a seek or a stop waits for the loop). */
+const CONSUME_WAIT_MS = 100;
+/** How long `seek` lets librdkafka apply a seek, ms. */
+const SEEK_TIMEOUT_MS = 5_000;
+/** How long `stop()` waits for librdkafka to leave the group and close, ms. */
+const CLOSE_TIMEOUT_MS = 15_000;
+
+/** Finds the member id the group coordinator gave a consumer (librdkafka's binding does not expose it). */
+export type MemberIdLookup = (groupId: string, clientId: string, assigned: readonly TopicPartition[]) => Promise<string | undefined>;
+
+/**
+ * The worker's consumer-group member on librdkafka's `KafkaConsumer` (the binding's
+ * node-rdkafka-style API, for its explicit control of assignment, seeks and EOF events):
+ *
+ * - cooperative-sticky assignment (KIP-429) with a rebalance callback: on revocation it awaits
+ *   `onRevoked` — its tasks finish, flush and commit through {@link commit} while the partitions
+ *   are still assigned — before `incrementalUnassign`; on assignment it calls `onAssigned` with
+ *   the whole assignment and what was added;
+ * - static membership (`group.instance.id`, KIP-345) when `groupInstanceId` is given;
+ * - one fetch loop: `consume` in batches, handed to `onBatch` per partition in offset order;
+ *   a refused batch is fetched again (a seek back); seeks run between `consume` calls, so no
+ *   record fetched before a seek is ever handed over after it; `onSkipped` when a partition's
+ *   end (librdkafka's partition EOF event, past transaction markers and aborted records) lies
+ *   beyond the last record handed over;
+ * - offsets committed only by {@link commit} (auto commit off);
+ * - a fatal error stops the loop and calls `onCrash` — with a `MemberFencedError` when a static
+ *   member was fenced by a newer instance with the same `group.instance.id` (`FENCED_INSTANCE_ID`).
+ */
+export class LibrdkafkaGroupConsumer implements GroupConsumer {
+  readonly protocol = 'cooperative' as const;
+  private consumer: NativeConsumer | undefined;
+  private removeProbe: (() => void) | undefined;
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private readonly fetches = new PartitionFetches();
+  /** Rebalance callbacks run one after the other. */
+  private rebalances: Promise<void> = Promise.resolve();
+  private closing = false;
+  private memberId: string | undefined;
+  /** The consumer's fatal error as librdkafka logged it (`consume` fails with a bare `ERR__FATAL`). */
+  private readonly fatal = new FatalErrorWatch();
+  /** Partition EOF events of the `consume` call in hand. */
+  private eofs: NativeTopicPartitionOffset[] = [];
+
+  constructor(
+    private readonly clients: NativeClients,
+    private readonly options: GroupConsumerOptions,
+    private readonly handlers: GroupConsumerHandlers,
+    private readonly memberIdOf: MemberIdLookup,
+  ) {}
+
+  /** The binding's consumer, for KIP-447 `sendOffsetsToTransaction` (its live group metadata). */
+  native(): NativeConsumer {
+    if (this.consumer === undefined || !this.running) throw new IllegalStateError('the librdkafka group consumer is not running');
+    return this.consumer;
+  }
+
+  /** @throws the binding's error when the broker cannot be reached */
+  async start(): Promise<void> {
+    const consumer = this.clients.consumer({
+      ...groupConsumerConfig(this.options),
+      rebalance_cb: (err: LibrdkafkaError, partitions: TopicPartition[]) => this.rebalance(err, partitions),
+    });
+    consumer.on('partition.eof', (eof) => this.eofs.push(eof));
+    consumer.on('event.log', (event) => this.fatal.logged(event));
+    this.removeProbe = await this.clients.connect(consumer);
+    consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);
+    consumer.setDefaultIsTimeoutOnlyForFirstMessage(true);
+    consumer.subscribe([...this.options.topics]);
+    this.consumer = consumer;
+    this.running = true;
+    this.loop = this.fetchLoop(consumer);
+  }
+
+  pause(tp: TopicPartition): void {
+    this.pauseOrResume(tp, true);
+  }
+
+  resume(tp: TopicPartition): void {
+    this.pauseOrResume(tp, false);
+  }
+
+  private pauseOrResume(tp: TopicPartition, pause: boolean): void {
+    const consumer = this.consumer;
+    if (consumer === undefined || this.fetches.get(tp) === undefined) return;
+    const list = [{ topic: tp.topic, partition: tp.partition }];
+    try {
+      if (pause) consumer.pause(list);
+      else consumer.resume(list);
+    } catch (error) {
+      // Disconnected (the consumer crashed or stops): nothing left to pause.
+      this.clients.router.errorEvent(error as LibrdkafkaError);
+    }
+  }
+
+  /** The next record handed over from `tp` is at `offset` or after it (the seek runs before the next `consume`). */
+  seek(tp: TopicPartition, offset: number): void {
+    this.fetches.requestSeek(tp, offset);
+  }
+
+  /**
+   * Commits group offsets (next offset to read) with the member's generation; works inside
+   * `onRevoked`. One commit is in flight at a time; commits asked for meanwhile go together in
+   * the next ({@link CommitCoalescer}).
+   */
+  async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
+    if (this.consumer === undefined) throw new IllegalStateError('the librdkafka group consumer is not started');
+    await this.commits.commit(offsets);
+  }
+
+  private readonly commits = new CommitCoalescer(async (offsets) => {
+    const consumer = this.consumer;
+    if (consumer === undefined) throw new IllegalStateError('the librdkafka group consumer is not started');
+    await call((cb) =>
+      consumer.commitCb(
+        offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset })),
+        cb,
+      ),
+    );
+    this.clients.router.heard();
+  });
+
+  async stop(): Promise<void> {
+    const consumer = this.consumer;
+    this.running = false;
+    await this.loop;
+    await this.rebalances;
+    this.removeProbe?.();
+    if (consumer === undefined || !consumer.isConnected()) return;
+    // Closing revokes the assignment once more (the rebalance callback unassigns it without
+    // the handlers: the worker closed its tasks) and leaves the group, unless static.
+    this.closing = true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      call((cb) => consumer.disconnect(cb)),
+      new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS))),
+    ]).finally(() => clearTimeout(timer));
+  }
+
+  private async fetchLoop(consumer: NativeConsumer): Promise<void> {
+    while (this.running) {
+      await this.applySeeks(consumer);
+      let messages: NativeMessage[];
+      this.eofs = [];
+      try {
+        messages = await call<NativeMessage[]>((cb) => consumer.consume(CONSUME_BATCH, cb));
+      } catch (error) {
+        if (!this.running) return;
+        if (isFatalError(error)) {
+          this.running = false;
+          this.handlers.onCrash(this.crashError(await this.fatal.explain(error)));
+          return;
+        }
+        // An error librdkafka retries itself (e.g. a broker connection lost): reported, and the
+        // loop goes on after a short pause rather than spinning on the same error.
+        this.clients.router.errorEvent(error as LibrdkafkaError);
+        await new Promise((resolve) => setTimeout(resolve, CONSUME_WAIT_MS));
+        continue;
+      }
+      if (messages.length > 0) this.clients.router.heard();
+      this.dispatch(messages, this.eofs);
+    }
+  }
+
+  /**
+   * What `onCrash` gets: a `MemberFencedError` when this static member was fenced by another
+   * consumer with its `group.instance.id` (librdkafka's fatal `FENCED_INSTANCE_ID`), else the
+   * fatal error as librdkafka stated it.
+   */
+  private crashError(error: unknown): unknown {
+    const id = this.options.groupInstanceId;
+    const text = error instanceof Error ? error.message : String(error);
+    if (id !== undefined && /Static consumer fenced|FENCED_INSTANCE_ID|same group\.instance\.id/i.test(text))
+      return new MemberFencedError(id, { cause: error });
+    return error;
+  }
+
+  /** Hands the records of one `consume` call to the worker, per partition in offset order, then the EOF events. */
+  private dispatch(messages: readonly NativeMessage[], eofs: readonly NativeTopicPartitionOffset[]): void {
+    for (const [tp, batch] of groupByPartition(messages)) {
+      const fetch = this.fetches.get(tp);
+      if (fetch === undefined || fetch.revoking) continue;
+      // Records fetched before a requested seek are stale: the seek fetches again.
+      if (fetch.seekTo !== undefined) continue;
+      const records = batch.map(toInputRecord);
+      const nextOffset = batch[batch.length - 1]!.offset + 1;
+      if (this.handlers.onBatch(tp.topic, tp.partition, records, nextOffset)) fetch.next = nextOffset;
+      else if (fetch.seekTo === undefined) this.fetches.requestSeek(tp, batch[0]!.offset);
+    }
+    for (const eof of eofs) {
+      const fetch = this.fetches.get(eof);
+      if (fetch === undefined || fetch.revoking || fetch.seekTo !== undefined || fetch.next === undefined || eof.offset <= fetch.next)
+        continue;
+      fetch.next = eof.offset;
+      this.handlers.onSkipped(eof.topic, eof.partition, eof.offset);
+    }
+  }
+
+  /** Applies the requested seeks, one partition at a time, while no `consume` call is in flight. */
+  private async applySeeks(consumer: NativeConsumer): Promise<void> {
+    for (const [fetch, offset] of this.fetches.seeks()) {
+      try {
+        await call((cb) => consumer.seek({ topic: fetch.topic, partition: fetch.partition, offset }, SEEK_TIMEOUT_MS, cb));
+        // A newer seek may have come meanwhile: it runs on the next turn.
+        if (fetch.seekTo === offset) fetch.seekTo = undefined;
+        fetch.next = offset;
+      } catch (error) {
+        // Still requested: tried again on the next turn (a partition still being set up answers ERR__STATE).
+        if ((error as LibrdkafkaError).code !== ERR.STATE) this.clients.router.errorEvent(error as LibrdkafkaError);
+      }
+    }
+  }
+
+  /** librdkafka's rebalance callback (cooperative): assignments and revocations, one at a time. */
+  private rebalance(err: LibrdkafkaError, partitions: TopicPartition[]): void {
+    const consumer = this.consumer;
+    if (consumer === undefined) return;
+    const tps = partitions.map((p) => ({ topic: p.topic, partition: p.partition }));
+    let step: () => Promise<void>;
+    if (err?.code === ERR.ASSIGN_PARTITIONS) step = () => this.assigned(consumer, tps);
+    else if (err?.code === ERR.REVOKE_PARTITIONS) {
+      const lost = consumer.assignmentLost();
+      step = () => this.revoked(consumer, tps, lost);
+    } else return this.clients.router.errorEvent(err);
+    this.rebalances = this.rebalances.then(step).catch((error: unknown) => this.clients.router.errorEvent(error as LibrdkafkaError));
+  }
+
+  private async assigned(consumer: NativeConsumer, added: TopicPartition[]): Promise<void> {
+    consumer.incrementalAssign(added);
+    for (const tp of added) this.fetches.add(tp);
+    if (this.closing) return;
+    const assignment = this.fetches.partitions();
+    this.memberId ??= await this.memberIdOf(this.options.groupId, this.clients.options.clientId, assignment).catch(() => undefined);
+    this.handlers.onAssigned({ assignment, added, protocol: 'cooperative', memberId: this.memberId ?? '' });
+  }
+
+  private async revoked(consumer: NativeConsumer, partitions: TopicPartition[], lost: boolean): Promise<void> {
+    for (const tp of partitions) this.fetches.markRevoking(tp);
+    try {
+      if (!this.closing) await this.handlers.onRevoked({ partitions, protocol: 'cooperative', lost });
+    } finally {
+      for (const tp of partitions) this.fetches.remove(tp);
+      // A member that lost its partitions may have lost its member id too.
+      if (lost) this.memberId = undefined;
+      try {
+        consumer.incrementalUnassign(partitions);
+      } catch (error) {
+        this.clients.router.errorEvent(error as LibrdkafkaError);
+      }
+    }
+  }
+}
+
+/** Messages grouped by partition, each group in offset order (the order librdkafka delivers). */
+function groupByPartition(messages: readonly NativeMessage[]): Map<TopicPartition, NativeMessage[]> {
+  const groups = new Map<string, { tp: TopicPartition; batch: NativeMessage[] }>();
+  for (const m of messages) {
+    const key = `${m.topic}\u0000${m.partition}`;
+    let group = groups.get(key);
+    if (group === undefined) groups.set(key, (group = { tp: { topic: m.topic, partition: m.partition }, batch: [] }));
+    group.batch.push(m);
+  }
+  return new Map([...groups.values()].map((g) => [g.tp, g.batch]));
+}

@@ -1,0 +1,134 @@
+import { TopicRangeStalledError } from '../errors.js';
+import type { TopicRangeReadOptions } from '../kafka/topic-range.js';
+import { rangeReaderConfig } from './librdkafka-config.js';
+import { isFatalError } from './librdkafka-errors.js';
+import { toInputRecord } from './librdkafka-messages.js';
+import {
+  call,
+  type LibrdkafkaError,
+  type NativeConsumer,
+  type NativeMessage,
+  type NativeTopicPartitionOffset,
+} from './librdkafka-native.js';
+import type { NativeClients } from './librdkafka-native-clients.js';
+
+/** How long one `consume` call waits for a first record, ms. */
+const CONSUME_WAIT_MS = 250;
+
+/**
+ * `KafkaClient.readTopicRange` on librdkafka: reads a fixed range of a topic once
+ * (read_committed) and returns when every partition reached the end of its range. Unlike
+ * kafkajs, librdkafka reads partitions it is assigned without joining the consumer group
+ * (`assign()`), so a read never rebalances anyone, and two reads of the same group do not
+ * share the partitions out. With `commit`, progress is committed to `groupId` as a simple
+ * consumer's commit (no generation): when the handler calls `progress`, and at each batch end
+ * — so `weir dlq replay` goes on where an earlier run stopped. Partition EOF events carry each
+ * partition past trailing transaction markers and aborted records.
+ *
+ * @returns the position reached in each partition (the next offset to read)
+ * @throws TopicRangeStalledError when no partition moves for `idleTimeoutMs`
+ * @throws the binding's error when the broker cannot be reached, or what `onRecords` threw
+ */
+export async function readLibrdkafkaTopicRange(clients: NativeClients, options: TopicRangeReadOptions): Promise<Map<number, number>> {
+  const { topic, ranges } = options;
+  const positions = new Map<number, number>();
+  for (const [partition, range] of ranges) positions.set(partition, range.from);
+  const pending = new Set([...ranges].filter(([, r]) => r.from < r.to).map(([p]) => p));
+  if (pending.size === 0) return positions;
+
+  const consumer = clients.consumer(rangeReaderConfig(options.groupId));
+  let eofs: NativeTopicPartitionOffset[] = [];
+  consumer.on('partition.eof', (eof) => eofs.push(eof));
+  const removeProbe = await clients.connect(consumer);
+  const idle = options.idleTimeoutMs ?? 30_000;
+  let lastProgressAt = Date.now();
+
+  const advance = (partition: number, nextOffset: number): void => {
+    const range = ranges.get(partition);
+    if (range === undefined || !pending.has(partition)) return;
+    const position = Math.min(range.to, nextOffset);
+    if (position > (positions.get(partition) ?? 0)) {
+      positions.set(partition, position);
+      lastProgressAt = Date.now();
+    }
+    if (position >= range.to) {
+      pending.delete(partition);
+      consumer.pause([{ topic, partition }]);
+    }
+  };
+  const commitAt = async (partition: number, nextOffset: number): Promise<void> => {
+    const range = ranges.get(partition)!;
+    const position = Math.min(range.to, nextOffset);
+    if (options.commit && position > range.from) await call((cb) => consumer.commitCb([{ topic, partition, offset: position }], cb));
+    lastProgressAt = Date.now();
+  };
+
+  try {
+    consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);
+    consumer.setDefaultIsTimeoutOnlyForFirstMessage(true);
+    consumer.assign([...pending].map((partition) => ({ topic, partition, offset: ranges.get(partition)!.from })));
+    while (pending.size > 0) {
+      if (Date.now() - lastProgressAt > idle)
+        throw new TopicRangeStalledError(
+          `reading '${topic}' made no progress for ${idle} ms (partitions still to read: ${[...pending].join(', ')})`,
+        );
+      eofs = [];
+      const messages = await consumeOnce(consumer, clients);
+      for (const [partition, batch] of byPartition(messages)) {
+        const range = ranges.get(partition);
+        if (range === undefined || !pending.has(partition)) continue;
+        const from = positions.get(partition) ?? range.from;
+        const records = batch.filter((m) => m.offset >= from && m.offset < range.to).map(toInputRecord);
+        const end = Math.min(range.to, batch[batch.length - 1]!.offset + 1);
+        if (records.length > 0) {
+          await options.onRecords(records, {
+            progress: (nextOffset) => commitAt(partition, nextOffset),
+            heartbeat: async () => {
+              lastProgressAt = Date.now();
+            },
+            end,
+          });
+        }
+        if (options.shouldStop?.() === true) return positions;
+        await commitAt(partition, end);
+        advance(partition, end);
+      }
+      // The end of a partition past trailing markers: committed too, so the group's lag reads 0.
+      for (const eof of eofs) {
+        const position = positions.get(eof.partition);
+        if (eof.topic !== topic || !pending.has(eof.partition) || position === undefined || eof.offset <= position) continue;
+        await commitAt(eof.partition, eof.offset);
+        advance(eof.partition, eof.offset);
+      }
+    }
+    return positions;
+  } finally {
+    removeProbe();
+    await call((cb) => consumer.disconnect(cb)).catch(() => undefined);
+  }
+}
+
+/** One `consume` call; errors librdkafka retries itself are logged and read as no records. */
+async function consumeOnce(consumer: NativeConsumer, clients: NativeClients): Promise<NativeMessage[]> {
+  try {
+    const messages = await call<NativeMessage[]>((cb) => consumer.consume(1_000, cb));
+    if (messages.length > 0) clients.router.heard();
+    return messages;
+  } catch (error) {
+    if (isFatalError(error)) throw error;
+    clients.router.errorEvent(error as LibrdkafkaError);
+    await new Promise((resolve) => setTimeout(resolve, CONSUME_WAIT_MS));
+    return [];
+  }
+}
+
+/** Messages grouped by partition, each group in offset order. */
+function byPartition(messages: readonly NativeMessage[]): Map<number, NativeMessage[]> {
+  const groups = new Map<number, NativeMessage[]>();
+  for (const m of messages) {
+    const group = groups.get(m.partition);
+    if (group === undefined) groups.set(m.partition, [m]);
+    else group.push(m);
+  }
+  return groups;
+}

@@ -1,0 +1,33 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../errors.js';
+import { createKafkaClient, librdkafkaMissing } from './kafka-clients.js';
+
+const options = { brokers: ['127.0.0.1:9092'], clientId: 'weir-test', logger: pino({ level: 'silent' }) };
+
+describe('createKafkaClient', () => {
+  it('builds the kafkajs binding, and the librdkafka one on demand', async () => {
+    expect((await createKafkaClient('kafkajs', options)).name).toBe('kafkajs');
+    const librdkafka = await createKafkaClient('librdkafka', options).catch((error: unknown) => error);
+    // Where the optional package does not load, the error says so (next test); here it loads.
+    if (librdkafka instanceof ConfigError) expect(librdkafka.message).toMatch(/--client/);
+    else
+      expect(librdkafka).toMatchObject({
+        name: 'librdkafka',
+        features: { groupMetadataInTransactions: true, staticMembership: true, rebalanceProtocol: 'cooperative' },
+      });
+  });
+
+  it('names --client and says how to install the package when librdkafka is not installed or does not load', () => {
+    const missing = librdkafkaMissing(
+      Object.assign(new Error("Cannot find module '@confluentinc/kafka-javascript'"), { code: 'MODULE_NOT_FOUND' }),
+    );
+    expect(missing).toBeInstanceOf(ConfigError);
+    expect(missing.key).toBe('--client');
+    expect(missing.message).toMatch(/@confluentinc\/kafka-javascript is not installed/);
+    expect(missing.message).toMatch(/npm install/);
+    expect(missing.message).toMatch(/WEIR_KAFKA_CLIENT/);
+    const broken = librdkafkaMissing(new Error('libssl.so.3: cannot open shared object file\n  at Module._extensions'));
+    expect(broken.message).toMatch(/does not load \(libssl\.so\.3: cannot open shared object file\)/);
+  });
+});

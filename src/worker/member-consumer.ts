@@ -1,0 +1,111 @@
+import type { Logger } from 'pino';
+import { IllegalStateError } from '../errors.js';
+import type { GroupConsumer, GroupConsumerHandlers } from '../kafka/group-consumer.js';
+import type { KafkaClient } from '../kafka/kafka-client.js';
+import type { TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
+import type { Clock, OffsetCommitter } from '../runtime/ports.js';
+import type { SharedTransaction } from '../runtime/shared-transaction.js';
+import { consumedTopics, type CompiledTopology } from '../topology/compiled-topology.js';
+import type { TaskFetcher } from './assigned-tasks.js';
+import type { MemberIdentity } from './member-identity.js';
+import { MemberTransaction } from './member-transaction.js';
+import type { WorkerConfig } from './worker-config.js';
+
+/** What a {@link MemberConsumer} is built from. */
+export interface MemberConsumerOptions {
+  readonly client: KafkaClient;
+  readonly topology: CompiledTopology;
+  readonly config: WorkerConfig;
+  readonly identity: MemberIdentity;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** The worker's side of the group: batches, revocations, assignments, crashes. */
+  readonly handlers: GroupConsumerHandlers;
+  /** The member's shared producer was fenced (exactly_once_v2): the worker rejoins. */
+  readonly onFenced: (error: unknown) => void;
+}
+
+/**
+ * A worker's membership of its consumer group: the current group consumer — replaced after a
+ * crash — and, under exactly_once on a client with KIP-447, the one transactional producer
+ * bound to it ({@link MemberTransaction}). Tasks fetch and commit through it, whichever
+ * consumer is current.
+ */
+export class MemberConsumer implements TaskFetcher, OffsetCommitter {
+  private consumer: GroupConsumer | undefined;
+  private transaction: MemberTransaction | undefined;
+
+  constructor(private readonly options: MemberConsumerOptions) {}
+
+  /**
+   * exactly_once with a client that has KIP-447 (librdkafka): one transactional producer for the
+   * member, shared by its tasks (Kafka Streams' `exactly_once_v2`); kafkajs: one per task.
+   */
+  get sharesTransactions(): boolean {
+    const { topology, client } = this.options;
+    return topology.processingGuarantee === 'exactly_once' && client.features.groupMetadataInTransactions;
+  }
+
+  /** The current consumer's shared transaction. @throws IllegalStateError without one; the client's error when its producer cannot be initialized */
+  sharedTransaction(): Promise<SharedTransaction> {
+    if (this.transaction === undefined) return Promise.reject(new IllegalStateError('the worker has no consumer to transact with'));
+    return this.transaction.get();
+  }
+
+  /** Builds a consumer (and its shared producer) and joins the group. @throws the client's error when the broker cannot be reached */
+  async start(): Promise<void> {
+    const { client, topology, config, identity, handlers, logger } = this.options;
+    const consumer = client.groupConsumer(
+      {
+        groupId: topology.applicationId,
+        topics: consumedTopics(topology),
+        sessionTimeoutMs: config.sessionTimeoutMs,
+        heartbeatIntervalMs: config.heartbeatIntervalMs,
+        // Under both guarantees (unlike Kafka Streams' at_least_once): aborted records are never inputs.
+        readCommitted: true,
+        maxBufferedRecords: config.maxBufferedRecords,
+        ...(identity.groupInstanceId !== undefined ? { groupInstanceId: identity.groupInstanceId } : {}),
+      },
+      handlers,
+    );
+    this.consumer = consumer;
+    if (this.sharesTransactions) {
+      this.transaction = new MemberTransaction({
+        client,
+        consumer,
+        transactionalId: identity.transactionalId,
+        transactionTimeoutMs: config.transactionTimeoutMs,
+        commitIntervalMs: topology.commitIntervalMs,
+        clock: this.options.clock,
+        onFenced: this.options.onFenced,
+      });
+    }
+    logger.info({ groupId: topology.applicationId }, 'joining the consumer group');
+    await consumer.start();
+  }
+
+  /** Closes the shared producer and leaves the group (best effort when the consumer crashed). */
+  async stop(): Promise<void> {
+    await this.transaction?.close();
+    this.transaction = undefined;
+    await this.consumer?.stop();
+  }
+
+  pause(tp: TopicPartition): void {
+    this.consumer?.pause(tp);
+  }
+
+  resume(tp: TopicPartition): void {
+    this.consumer?.resume(tp);
+  }
+
+  seek(tp: TopicPartition, offset: number): void {
+    this.consumer?.seek(tp, offset);
+  }
+
+  /** Commits through whichever consumer is current. @throws IllegalStateError without one; the client's error */
+  async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
+    if (this.consumer === undefined) throw new IllegalStateError('the worker has no consumer to commit with');
+    await this.consumer.commit(offsets);
+  }
+}

@@ -1,0 +1,47 @@
+import type { MetricObjectWithValues, MetricValue } from 'prom-client';
+import type { CompileOverrides } from '../topology/compile.js';
+import type { WorkerConfig } from './worker-config.js';
+import type { ProbeResult } from './worker-health.js';
+
+/** What a stream thread is started with (its `workerData`). */
+export interface StreamThreadData {
+  /** The topology file, loaded again in the thread. */
+  readonly file: string;
+  readonly overrides: CompileOverrides;
+  readonly config: WorkerConfig;
+  /** 1-based thread number: the `thread` of its log lines and metrics, and its client id suffix. */
+  readonly thread: number;
+  /** Print stack traces of errors. */
+  readonly verbose: boolean;
+}
+
+/** A message from the process to a stream thread. */
+export type ToThread =
+  /** Shut down gracefully: finish the record in hand, commit, leave the group; then `stopped`. */
+  | { readonly type: 'stop' }
+  /** Answer `probes` with this id. */
+  | { readonly type: 'probe'; readonly id: number }
+  /** Answer `metrics` with this id. */
+  | { readonly type: 'metrics'; readonly id: number };
+
+/** A message from a stream thread to the process. */
+export type FromThread =
+  /** One JSON log line (no newline). */
+  | { readonly type: 'log'; readonly line: string }
+  /** The thread's worker joined its group. */
+  | { readonly type: 'started' }
+  /**
+   * The thread's worker could not start: the process exits with `exitCode` (2 bad input, 1
+   * otherwise) after printing `lines` (what `weir run` prints for the error).
+   */
+  | { readonly type: 'failed'; readonly exitCode: number; readonly lines: readonly string[] }
+  /** The thread's worker stopped after a `stop`: the thread ends next. */
+  | { readonly type: 'stopped' }
+  /**
+   * The thread's worker gave up for good after its start (another worker runs with its
+   * `group.instance.id`) and shut down: the process stops and exits with `exitCode`, printing `lines`.
+   */
+  | { readonly type: 'died'; readonly exitCode: number; readonly lines: readonly string[] }
+  | { readonly type: 'probe'; readonly id: number; readonly liveness: ProbeResult; readonly readiness: ProbeResult }
+  /** prom-client's `Registry.getMetricsAsJSON()` of the thread's metrics. */
+  | { readonly type: 'metrics'; readonly id: number; readonly metrics: ReadonlyArray<MetricObjectWithValues<MetricValue<string>>> };
