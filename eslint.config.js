@@ -22,6 +22,20 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
       ],
+      // kafkajs' values come through src/kafkajs/kafkajs-library.ts, which loads kafkajs with
+      // weir's read_committed fix (its aborted-transaction filter); types may come from kafkajs.
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'kafkajs',
+              allowTypeImports: true,
+              message: "Import kafkajs' values from src/kafkajs/kafkajs-library.ts (kafkajs with weir's read_committed fix).",
+            },
+          ],
+        },
+      ],
     },
   },
   { files: ['**/*.js', '**/*.mjs'], languageOptions: { globals: { process: 'readonly', console: 'readonly' } } },

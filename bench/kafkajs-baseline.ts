@@ -5,7 +5,7 @@
  * Env: KAFKA_BROKERS, BENCH_SOURCE, BENCH_SINK, BENCH_GROUP. Prints one JSON line when it
  * has joined the group: {"msg":"started"}.
  */
-import { Kafka, Partitioners, logLevel } from 'kafkajs';
+import { Kafka, Partitioners, logLevel } from '../src/kafkajs/kafkajs-library.js';
 
 const env = (name: string): string => {
   const value = process.env[name];

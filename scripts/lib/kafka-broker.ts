@@ -17,7 +17,7 @@ import { existsSync } from 'node:fs';
 import { link, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel } from '../../src/kafkajs/kafkajs-library.js';
 import { DEFAULT_BROKERS, brokerFiles, type BrokerFiles, type BrokerInstance } from './broker-instance.js';
 import { formatStorageOnce, javaExecutable, javaNotFound, log4jOptions, writeServerProperties } from './broker-storage.js';
 import { ensureKafkaJars } from './kafka-jars.js';

@@ -3,7 +3,8 @@
  * records, and read topics back until a condition holds (kafkajs).
  */
 import { randomUUID } from 'node:crypto';
-import { Kafka, Partitioners, logLevel, type Admin, type IHeaders, type Message } from 'kafkajs';
+import type { Admin, IHeaders, Message } from 'kafkajs';
+import { Kafka, Partitioners, logLevel } from '../../src/kafkajs/kafkajs-library.js';
 import { pollUntil, waitFor } from './wait-for.js';
 
 /** A record read back from a topic. */

@@ -1,4 +1,5 @@
-import { Kafka, logLevel, type LogEntry, type RetryOptions } from 'kafkajs';
+import type { LogEntry, RetryOptions } from 'kafkajs';
+import { Kafka, logLevel } from './kafkajs-library.js';
 import type { GroupConsumer, GroupConsumerHandlers, GroupConsumerOptions } from '../kafka/group-consumer.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import type {

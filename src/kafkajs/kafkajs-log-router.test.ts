@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { logLevel } from 'kafkajs';
+import { logLevel } from './kafkajs-library.js';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { KafkajsLogRouter, type KafkajsLogEntry } from './kafkajs-log-router.js';

@@ -1,4 +1,5 @@
-import { Partitioners, type ICustomPartitioner } from 'kafkajs';
+import type { ICustomPartitioner } from 'kafkajs';
+import { Partitioners } from './kafkajs-library.js';
 import { murmur2Partition } from '../record/murmur2.js';
 
 /**

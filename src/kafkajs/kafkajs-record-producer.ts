@@ -1,4 +1,5 @@
-import { CompressionTypes, type Kafka, type Producer } from 'kafkajs';
+import type { Kafka, Producer } from 'kafkajs';
+import { CompressionTypes } from './kafkajs-library.js';
 import type { OutputRecord } from '../record/record-types.js';
 import type { RecordProducerClient } from '../kafka/kafka-client.js';
 import { topicMessagesOf } from './kafkajs-messages.js';

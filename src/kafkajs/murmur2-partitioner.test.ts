@@ -1,4 +1,4 @@
-import { Partitioners } from 'kafkajs';
+import { Partitioners } from './kafkajs-library.js';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { murmur2Partition } from '../record/murmur2.js';

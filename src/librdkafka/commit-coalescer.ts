@@ -6,12 +6,11 @@ interface Waiter {
 }
 
 /**
- * Keeps at most one offset commit of a consumer in flight. Each librdkafka commit holds a libuv
- * thread-pool thread until the coordinator answers (the binding's `commitCb`), and a worker's
- * tasks commit concurrently: during a broker outage their commits could take every pool thread
- * and stall the consumer's fetch loop with them. Commits asked for while one is in flight are
- * merged (the last offset per partition wins) into the next; each caller's promise settles with
- * the commit that carried its offsets.
+ * Keeps at most one offset commit of a consumer in flight. A worker's tasks commit
+ * concurrently, each at the end of its commit interval: during a broker outage their commits
+ * would pile up in librdkafka's queue, one request per task. Commits asked for while one is in
+ * flight are merged (the last offset per partition wins) into the next; each caller's promise
+ * settles with the commit that carried its offsets.
  */
 export class CommitCoalescer {
   private pending = new Map<string, TopicPartitionOffset>();

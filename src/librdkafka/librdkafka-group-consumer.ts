@@ -1,6 +1,7 @@
 import { IllegalStateError, MemberFencedError } from '../errors.js';
 import type { GroupConsumer, GroupConsumerHandlers, GroupConsumerOptions } from '../kafka/group-consumer.js';
 import type { TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
+import { AwaitedCommits } from './awaited-commits.js';
 import { CommitCoalescer } from './commit-coalescer.js';
 import { groupConsumerConfig } from './librdkafka-config.js';
 import { ERR, FatalErrorWatch, isFatalError } from './librdkafka-errors.js';
@@ -60,9 +61,13 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
   /** Rebalance callbacks run one after the other. */
   private rebalances: Promise<void> = Promise.resolve();
   private closing = false;
+  /** stop() was called (perhaps while start() connected). */
+  private stopped = false;
   private memberId: string | undefined;
   /** The consumer's fatal error as librdkafka logged it (`consume` fails with a bare `ERR__FATAL`). */
   private readonly fatal = new FatalErrorWatch();
+  /** Commits that settle on the coordinator's answer (the fetch loop's `consume` calls serve them). */
+  private awaitedCommits: AwaitedCommits | undefined;
   /** Partition EOF events of the `consume` call in hand. */
   private eofs: NativeTopicPartitionOffset[] = [];
 
@@ -79,15 +84,39 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
     return this.consumer;
   }
 
+  /**
+   * Whether librdkafka considers the member's assignment lost (its session timed out, or the
+   * coordinator no longer knows it) and has not assigned partitions since. librdkafka resets
+   * the member's generation to -1 then, and the group coordinator accepts transactional offsets
+   * of generation -1 without checking membership: offsets must not be sent for such a member.
+   */
+  assignmentLost(): boolean {
+    const consumer = this.consumer;
+    if (consumer === undefined || !this.running) return false;
+    try {
+      return consumer.assignmentLost();
+    } catch {
+      return false;
+    }
+  }
+
   /** @throws the binding's error when the broker cannot be reached */
   async start(): Promise<void> {
     const consumer = this.clients.consumer({
       ...groupConsumerConfig(this.options),
       rebalance_cb: (err: LibrdkafkaError, partitions: TopicPartition[]) => this.rebalance(err, partitions),
+      offset_commit_cb: true,
     });
+    this.awaitedCommits = new AwaitedCommits(consumer);
     consumer.on('partition.eof', (eof) => this.eofs.push(eof));
     consumer.on('event.log', (event) => this.fatal.logged(event));
     this.removeProbe = await this.clients.connect(consumer);
+    if (this.stopped) {
+      // stop() came while it connected: it found no consumer to close, so this one is closed here.
+      this.removeProbe();
+      await call((cb) => consumer.disconnect(cb)).catch(() => undefined);
+      return;
+    }
     consumer.setDefaultConsumeTimeout(CONSUME_WAIT_MS);
     consumer.setDefaultIsTimeoutOnlyForFirstMessage(true);
     consumer.subscribe([...this.options.topics]);
@@ -123,9 +152,10 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
   }
 
   /**
-   * Commits group offsets (next offset to read) with the member's generation; works inside
-   * `onRevoked`. One commit is in flight at a time; commits asked for meanwhile go together in
-   * the next ({@link CommitCoalescer}).
+   * Commits group offsets (next offset to read) with the member's generation, and settles when
+   * the group coordinator answered ({@link AwaitedCommits}); works inside `onRevoked` (the fetch
+   * loop keeps polling, which serves the answer). One commit is in flight at a time; commits
+   * asked for meanwhile go together in the next ({@link CommitCoalescer}).
    */
   async commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
     if (this.consumer === undefined) throw new IllegalStateError('the librdkafka group consumer is not started');
@@ -133,19 +163,15 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
   }
 
   private readonly commits = new CommitCoalescer(async (offsets) => {
-    const consumer = this.consumer;
-    if (consumer === undefined) throw new IllegalStateError('the librdkafka group consumer is not started');
-    await call((cb) =>
-      consumer.commitCb(
-        offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset })),
-        cb,
-      ),
-    );
+    const awaited = this.awaitedCommits;
+    if (awaited === undefined) throw new IllegalStateError('the librdkafka group consumer is not started');
+    await awaited.commit(offsets);
     this.clients.router.heard();
   });
 
   async stop(): Promise<void> {
     const consumer = this.consumer;
+    this.stopped = true;
     this.running = false;
     await this.loop;
     await this.rebalances;

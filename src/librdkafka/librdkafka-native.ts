@@ -86,6 +86,9 @@ export interface NativeConsumer extends NativeClient {
   pause(partitions: NativeTopicPartition[]): void;
   resume(partitions: NativeTopicPartition[]): void;
   seek(partition: NativeTopicPartitionOffset, timeoutMs: number, cb: (err: LibrdkafkaError | null) => void): this;
+  /** Enqueues a commit (librdkafka's `commitAsync`); its outcome is the `offset.commit` event (with `offset_commit_cb: true`). */
+  commit(offsets: NativeTopicPartitionOffset[]): this;
+  /** Enqueues a commit; `cb` says only whether it was enqueued, not whether the coordinator took it. */
   commitCb(offsets: NativeTopicPartitionOffset[], cb: (err: LibrdkafkaError | null) => void): this;
   on(event: 'partition.eof', listener: (eof: NativeTopicPartitionOffset) => void): this;
   on(event: string, listener: (...args: any[]) => void): this;

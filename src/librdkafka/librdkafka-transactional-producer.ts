@@ -92,11 +92,29 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
 
   async sendOffsets(groupId: string, offsets: readonly TopicPartitionOffset[]): Promise<void> {
     const producer = this.current();
+    this.assertMember();
     await this.guard(async () => {
       const consumer = await this.groupMetadataOf(groupId, this.options.groupConsumer);
       const list = offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset }));
       await call((cb) => producer.sendOffsetsToTransaction(list, consumer, TIMEOUT_MS.offsets, cb));
     });
+  }
+
+  /**
+   * KIP-447's fencing relies on the member's generation, and a member whose assignment librdkafka
+   * lost (session timeout) sends generation -1, which the group coordinator does not check: its
+   * transaction must neither take offsets nor commit (Kafka Streams closes its tasks dirty and
+   * re-initializes the producer then). Fenced: the worker closes its tasks and rejoins with a new
+   * producer, whose `initTransactions` aborts this transaction.
+   *
+   * @throws ProducerFencedError when the bound group consumer's assignment is lost
+   */
+  private assertMember(): void {
+    const consumer = this.options.groupConsumer;
+    if (consumer instanceof LibrdkafkaGroupConsumer && consumer.assignmentLost())
+      throw new ProducerFencedError(this.transactionalId, {
+        cause: new Error('the group member lost its assignment (its session timed out): its transaction may not commit offsets'),
+      });
   }
 
   private async groupMetadataOf(groupId: string, groupConsumer: GroupConsumer | undefined): Promise<NativeConsumer> {
@@ -107,6 +125,7 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
 
   async commit(): Promise<void> {
     const producer = this.current();
+    this.assertMember();
     await this.guard(async () => {
       await call((cb) => producer.commitTransaction(TIMEOUT_MS.end, cb));
       this.inTransaction = false;

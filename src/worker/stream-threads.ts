@@ -119,7 +119,14 @@ export class StreamThreads implements HealthProbes {
     );
     const failures = (await Promise.all(started)).filter((f) => f !== undefined);
     if (failures.length > 0) {
-      await this.stop();
+      // The threads that started stop gracefully, within the shutdown timeout.
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<'timeout'>(
+        (resolve) => (timer = setTimeout(() => resolve('timeout'), this.options.data.config.shutdownTimeoutMs)),
+      );
+      const stopped = await Promise.race([this.stop(), timeout]);
+      clearTimeout(timer);
+      if (stopped === 'timeout') await this.terminate();
       throw failures[0]!;
     }
     if (!this.stopping) this.options.logger.info({ threads: this.slots.length }, 'stream threads started');
@@ -153,6 +160,8 @@ export class StreamThreads implements HealthProbes {
       case 'failed': {
         const failure = new StreamThreadsStartError(message.exitCode, message.lines);
         if (slot.onStart !== undefined) {
+          // Its first start failed: the process does not start, so the thread is not replaced.
+          slot.dead = true;
           slot.onStart(failure);
           slot.onStart = undefined;
         } else if (!this.stopping) {
@@ -234,11 +243,11 @@ export class StreamThreads implements HealthProbes {
   /** Asks every live thread; threads that do not answer within {@link ANSWER_TIMEOUT_MS} answer `undefined`. */
   private async ask<T extends FromThread['type']>(
     type: T & ToThread['type'],
-  ): Promise<Array<{ slot: Slot; answer: Extract<FromThread, { type: T }> | undefined }>> {
+  ): Promise<Array<{ slot: Slot; thread: Thread | undefined; answer: Extract<FromThread, { type: T }> | undefined }>> {
     return Promise.all(
       this.slots.map(async (slot) => {
         const thread = slot.current;
-        if (thread === undefined) return { slot, answer: undefined };
+        if (thread === undefined) return { slot, thread, answer: undefined };
         const id = ++this.nextId;
         const answer = await new Promise<FromThread | undefined>((resolve) => {
           const timer = setTimeout(() => {
@@ -251,7 +260,7 @@ export class StreamThreads implements HealthProbes {
           });
           thread.postMessage({ type, id } as ToThread);
         });
-        return { slot, answer: answer?.type === type ? (answer as Extract<FromThread, { type: T }>) : undefined };
+        return { slot, thread, answer: answer?.type === type ? (answer as Extract<FromThread, { type: T }>) : undefined };
       }),
     );
   }
@@ -301,7 +310,11 @@ export class StreamThreads implements HealthProbes {
     const answers = await this.ask('metrics');
     const all: MetricsSnapshot[] = [
       await this.options.metrics.registry.getMetricsAsJSON(),
-      ...answers.flatMap(({ slot, answer }) => this.history.forScrape(slot.thread, answer?.metrics)),
+      // The answer of a thread that ended since it answered is left out: its counters moved to
+      // the history when it ended, and counting its answer too would count them twice.
+      ...answers.flatMap(({ slot, thread, answer }) =>
+        this.history.forScrape(slot.thread, slot.current === thread ? answer?.metrics : undefined),
+      ),
     ];
     const registry = AggregatorRegistry.aggregate(all as Array<object>);
     return { contentType: registry.contentType, body: await registry.metrics() };

@@ -74,6 +74,10 @@ export class Worker {
   readonly died: Promise<unknown>;
   /** The consumer restart under way, if any. */
   private restart: Promise<void> | undefined;
+  /** Settles when the shutdown's tasks have finished, flushed and committed. */
+  private tasksClosed: Promise<void> | undefined;
+  /** A crash of the consumer that {@link restart} is starting (it starts another). */
+  private crashedWhileRestarting: unknown;
 
   constructor(private readonly options: WorkerOptions) {
     this.logger = options.logger.child({ applicationId: options.topology.applicationId });
@@ -205,7 +209,10 @@ export class Worker {
   }
 
   private async onRevoked(event: RevocationEvent): Promise<void> {
-    if (this.state === 'stopping' || this.state === 'stopped' || event.partitions.length === 0) return;
+    // Stopping: the partitions go once the shutdown's tasks have committed (cooperative: the
+    // consumer gives them up when this settles), so their new owner does not replay them.
+    if (this.state === 'stopping' || this.state === 'stopped') return this.tasksClosed;
+    if (event.partitions.length === 0) return;
     this.metrics.countRebalance();
     if (event.protocol === 'eager') {
       // Every partition may move: tasks suspend until the new assignment.
@@ -235,7 +242,13 @@ export class Worker {
    * its tasks close and it rejoins with a new consumer (and producer).
    */
   private onCrash(error: unknown, fenced = false): void {
-    if (this.state === 'stopping' || this.state === 'stopped' || this.state === 'restarting-consumer') return;
+    if (this.state === 'stopping' || this.state === 'stopped') return;
+    // The consumer being started now gave up (kafkajs reports a failed join after its connect
+    // as a crash): the restart under way starts another one.
+    if (this.restart !== undefined) {
+      this.crashedWhileRestarting = error ?? new Error('the consumer stopped while it was joining');
+      return;
+    }
     if (error instanceof MemberFencedError && this.conflictGuard?.fenced(Date.now()) === 'conflict') {
       this.fail(new GroupInstanceConflictError(error.groupInstanceId, { cause: error }));
       return;
@@ -262,9 +275,14 @@ export class Worker {
     await this.membership?.stop().catch(() => undefined);
     const backoff = new CappedBackoff(1_000, 10_000);
     while (this.state !== 'stopping' && this.state !== 'stopped') {
+      this.crashedWhileRestarting = undefined;
       try {
         await this.membership?.start();
-        return;
+        if (this.crashedWhileRestarting === undefined) return;
+        this.logger.warn({ err: this.crashedWhileRestarting }, 'the new consumer stopped while joining; rejoining again');
+        await this.tasks?.closeAll('close');
+        await this.membership?.stop().catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, backoff.next()));
       } catch (restartError) {
         this.logger.error({ err: restartError, attempt: backoff.failures + 1 }, 'rejoining the group failed; retrying');
         await new Promise((resolve) => setTimeout(resolve, backoff.next()));
@@ -285,8 +303,11 @@ export class Worker {
   private async shutdown(mode: 'stop' | 'close'): Promise<void> {
     if (this.state === 'stopping' || this.state === 'stopped') return;
     this.transition('stopping');
-    await this.restart;
-    await this.tasks?.closeAll(mode);
+    this.tasksClosed = (async () => {
+      await this.restart;
+      await this.tasks?.closeAll(mode);
+    })();
+    await this.tasksClosed;
     await this.membership?.stop().catch((error: unknown) => this.logger.warn({ err: error }, 'leaving the group failed'));
     await this.factory?.close();
     await this.producer?.disconnect().catch(() => undefined);

@@ -11,6 +11,7 @@ import type { WorkerLogLine, WorkerProcess } from '../../scripts/lib/worker-proc
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios, scriptOf } from './support/scripted-scenario.js';
 import { steadyInput } from './support/steady-input.js';
+import { duplicateReport } from './support/duplicate-report.js';
 
 const fx = useIntegrationFixture('weir-it-coop');
 const scenarios = new ScriptedScenarios(fx);
@@ -50,6 +51,7 @@ function lifecycle(worker: WorkerProcess): { started: string[]; closed: string[]
 
 describe('cooperative rebalancing (librdkafka)', () => {
   it('a third worker joins two running workers and leaves with SIGTERM: 0 duplicates, 0 lost, kept partitions never stop', async () => {
+    const began = Date.now();
     const s = await scenarios.create('coop', { partitions: PARTITIONS, env: { WEIR_TEST_RECORD_DELAY_MS: '1' } });
     const a = s.start(FLAGS);
     const b = s.start(FLAGS);
@@ -79,6 +81,10 @@ describe('cooperative rebalancing (librdkafka)', () => {
     expect(await b.stop('SIGTERM')).toBe(0);
     const outputs = await readToEnd(fx.kafka, [s.topics.sink, s.topics.dlq], { timeoutMs: 60_000 });
     const ids = outputs.map((r) => scriptOf(r).id);
+    const counts = new Map<string, number>();
+    for (const id of ids) counts.set(id, (counts.get(id) ?? 0) + 1);
+    const duplicated = [...counts].filter(([, n]) => n > 1).map(([id]) => id);
+    if (duplicated.length > 0) console.log(duplicateReport('coop', outputs, [a, b, c], duplicated, began).join('\n'));
     expect(sent).toBeGreaterThan(1_000);
     expect(new Set(ids).size).toBe(sent);
     expect(ids.length - new Set(ids).size).toBe(0);

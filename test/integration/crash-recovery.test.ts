@@ -32,6 +32,7 @@ import { seededRandom } from '../../src/testing/seeded-random.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { OWN_BROKER_START, ownBroker } from './support/own-broker.js';
 import { onClient } from './support/client-under-test.js';
+import { duplicateReport } from './support/duplicate-report.js';
 
 const FIXTURE = 'test/integration/fixtures/scripted-topology.ts';
 const RECORDS = 10_000;
@@ -105,6 +106,9 @@ interface RunReport {
   readonly peakPerMs: number;
   readonly events: string[];
   readonly logs: Map<string, number>;
+  /** Every worker process of the run, and when the run began (epoch ms): for the duplicate report. */
+  readonly workers: readonly WorkerProcess[];
+  readonly began: number;
 }
 
 /** Per guarantee: the commit interval of the run, ms. */
@@ -250,7 +254,7 @@ async function run(
     if (q.atMs - p.atMs >= 1_000) peakPerMs = Math.max(peakPerMs, (q.committed - p.committed) / (q.atMs - p.atMs));
   }
   const label = `${guarantee}${dedup ? ' + dedup' : ' without dedup'}`;
-  return { guarantee: label, records, kills, lagAtBrokerKill, peakPerMs, events, logs };
+  return { guarantee: label, records, kills, lagAtBrokerKill, peakPerMs, events, logs, workers: mine, began };
 }
 
 const parse = (r: ReadRecord) => JSON.parse(r.value!.toString()) as { id: string; partial?: boolean; pid?: number };
@@ -309,6 +313,21 @@ describe(onClient('crash test: 10 000 records, 10 SIGKILLs on live work, a rebal
     const e = summary(eos);
     const n = summary(eosWithoutDedup);
     const l = summary(alos);
+    const messagesPerId = new Map<string, number>();
+    for (const m of input.messages) messagesPerId.set(m.script.id, (messagesPerId.get(m.script.id) ?? 0) + 1);
+    const wrongCounts = [...n.counts].filter(([id, c]) => c !== messagesPerId.get(id));
+    const report = (run: RunReport, ids: readonly string[]) =>
+      duplicateReport(`crash ${run.guarantee}`, run.records, run.workers, ids, run.began);
+    lines.push(
+      ...report(
+        eos,
+        e.duplicated.map(([id]) => id),
+      ),
+      ...report(
+        eosWithoutDedup,
+        wrongCounts.map(([id]) => id),
+      ),
+    );
     lines.push(`[crash] total ${((Date.now() - began) / 1000).toFixed(0)} s`);
     console.log(lines.join('\n'));
 
@@ -320,12 +339,10 @@ describe(onClient('crash test: 10 000 records, 10 SIGKILLs on live work, a rebal
     expect(new Set(e.dlq.map((r) => parse(r).id))).toEqual(poison);
 
     // exactly_once without dedup: every input message exactly once, re-sent keys included.
-    const messagesPerId = new Map<string, number>();
-    for (const m of input.messages) messagesPerId.set(m.script.id, (messagesPerId.get(m.script.id) ?? 0) + 1);
     expect(n.missing).toEqual([]);
     expect(n.extra).toEqual([]);
     expect(n.partial).toBe(0);
-    expect([...n.counts].filter(([id, c]) => c !== messagesPerId.get(id))).toEqual([]);
+    expect(wrongCounts).toEqual([]);
 
     // Every run: each kill on live work (the committed offset moved since the previous kill, input
     // left), and the broker SIGKILLed while records were in flight.

@@ -8,7 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kafka, logLevel, type Producer } from 'kafkajs';
+import type { Producer } from 'kafkajs';
+import { Kafka, logLevel } from '../../src/kafkajs/kafkajs-library.js';
 import { describe, expect, it } from 'vitest';
 import { FaultySockets, KAFKA_API, type WireFault } from '../../scripts/lib/faulty-socket.js';
 import { produce, readToEnd, readTopics } from '../../scripts/lib/topic-io.js';

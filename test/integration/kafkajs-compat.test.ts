@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel } from '../../src/kafkajs/kafkajs-library.js';
 import type { Admin, Consumer, EachBatchPayload, Producer, logCreator } from 'kafkajs';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 

@@ -1,0 +1,76 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { ProducerFencedError } from '../errors.js';
+import type { GroupMetadataConsumers } from './group-metadata-consumers.js';
+import { LibrdkafkaGroupConsumer } from './librdkafka-group-consumer.js';
+import type { NativeConsumer, NativeProducer } from './librdkafka-native.js';
+import type { NativeClients } from './librdkafka-native-clients.js';
+import { LibrdkafkaTransactionalProducer } from './librdkafka-transactional-producer.js';
+
+/** A binding producer that answers every transaction call at once and records them. */
+function fakeProducer(calls: string[]): NativeProducer {
+  const done =
+    (name: string) =>
+    (...args: unknown[]) => {
+      calls.push(name);
+      (args.at(-1) as (err: null) => void)(null);
+    };
+  return Object.assign(new EventEmitter(), {
+    setPollInBackground: () => undefined,
+    initTransactions: done('init'),
+    beginTransaction: done('begin'),
+    commitTransaction: done('commit'),
+    abortTransaction: done('abort'),
+    sendOffsetsToTransaction: done('sendOffsets'),
+    disconnect: done('disconnect'),
+  }) as unknown as NativeProducer;
+}
+
+/** A group consumer of the binding whose assignment is lost or not, as `lost` says. */
+function groupConsumer(lost: { value: boolean }): LibrdkafkaGroupConsumer {
+  const consumer = Object.create(LibrdkafkaGroupConsumer.prototype) as LibrdkafkaGroupConsumer;
+  return Object.assign(consumer, {
+    native: () => ({}) as NativeConsumer,
+    assignmentLost: () => lost.value,
+  });
+}
+
+function producerFor(lost: { value: boolean }, calls: string[]): LibrdkafkaTransactionalProducer {
+  const clients = {
+    options: { brokers: ['b:9092'], clientId: 'c' },
+    router: { heard: () => undefined, errorEvent: () => undefined },
+    producer: () => fakeProducer(calls),
+    connect: async () => () => undefined,
+  } as unknown as NativeClients;
+  return new LibrdkafkaTransactionalProducer(
+    clients,
+    { transactionalId: 'app-host-1', transactionTimeoutMs: 10_000, groupConsumer: groupConsumer(lost) },
+    {} as GroupMetadataConsumers,
+  );
+}
+
+describe('LibrdkafkaTransactionalProducer (exactly_once_v2)', () => {
+  it('sends offsets and commits while the member holds its assignment', async () => {
+    const calls: string[] = [];
+    const producer = producerFor({ value: false }, calls);
+    await producer.init();
+    await producer.begin();
+    await producer.sendOffsets('app', [{ topic: 't', partition: 0, offset: 5 }]);
+    await producer.commit();
+    expect(calls).toEqual(['init', 'begin', 'sendOffsets', 'commit']);
+  });
+
+  it('refuses offsets and the commit of a member whose assignment was lost (generation -1 is not fenced by the coordinator)', async () => {
+    const calls: string[] = [];
+    const lost = { value: true };
+    const producer = producerFor(lost, calls);
+    await producer.init();
+    await producer.begin();
+    await expect(producer.sendOffsets('app', [{ topic: 't', partition: 0, offset: 5 }])).rejects.toBeInstanceOf(ProducerFencedError);
+    lost.value = false;
+    await producer.sendOffsets('app', [{ topic: 't', partition: 0, offset: 5 }]);
+    lost.value = true;
+    await expect(producer.commit()).rejects.toBeInstanceOf(ProducerFencedError);
+    expect(calls).toEqual(['init', 'begin', 'sendOffsets']);
+  });
+});
