@@ -1,3 +1,4 @@
+import { TopicRangeStalledError } from '../errors.js';
 import type { InputRecord } from '../record/record-types.js';
 import type { KafkaAdmin } from './kafka-admin.js';
 
@@ -74,4 +75,52 @@ export function rangeSize(ranges: ReadonlyMap<number, OffsetRange>): number {
   let n = 0;
   for (const r of ranges.values()) n += Math.max(0, r.to - r.from);
   return n;
+}
+
+/**
+ * A range read's progress, as both clients' readers keep it: each partition's position (the
+ * next offset to read), the partitions still to read, and when any of them last moved.
+ */
+export class RangeProgress {
+  /** Partition → the next offset to read. */
+  readonly positions = new Map<number, number>();
+  /** Partitions not yet read to the end of their range. */
+  readonly pending: Set<number>;
+  private lastProgressAt = Date.now();
+
+  constructor(private readonly ranges: ReadonlyMap<number, OffsetRange>) {
+    for (const [partition, range] of ranges) this.positions.set(partition, range.from);
+    this.pending = new Set([...ranges].filter(([, r]) => r.from < r.to).map(([p]) => p));
+  }
+
+  /**
+   * `partition` was read up to `nextOffset` (capped at its range's end).
+   *
+   * @returns true when this finished the partition's range
+   */
+  advance(partition: number, nextOffset: number): boolean {
+    const range = this.ranges.get(partition);
+    if (range === undefined || !this.pending.has(partition)) return false;
+    const position = Math.min(range.to, nextOffset);
+    if (position > (this.positions.get(partition) ?? 0)) {
+      this.positions.set(partition, position);
+      this.moved();
+    }
+    if (position < range.to) return false;
+    this.pending.delete(partition);
+    return true;
+  }
+
+  /** Something moved (a commit, a heartbeat of a long batch): the read is not stalled. */
+  moved(): void {
+    this.lastProgressAt = Date.now();
+  }
+
+  /** A `TopicRangeStalledError` when nothing moved for `idleMs`, else undefined. */
+  stalled(topic: string, idleMs: number): TopicRangeStalledError | undefined {
+    if (Date.now() - this.lastProgressAt <= idleMs) return undefined;
+    return new TopicRangeStalledError(
+      `reading '${topic}' made no progress for ${idleMs} ms (partitions still to read: ${[...this.pending].join(', ')})`,
+    );
+  }
 }

@@ -1,6 +1,6 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import { TopicRangeStalledError } from '../errors.js';
-import type { TopicRangeReadOptions } from '../kafka/topic-range.js';
+import { RangeProgress, type TopicRangeReadOptions } from '../kafka/topic-range.js';
 import { toInputRecord } from './kafkajs-messages.js';
 
 /**
@@ -16,9 +16,8 @@ import { toInputRecord } from './kafkajs-messages.js';
  */
 export async function readKafkajsTopicRange(kafka: Kafka, options: TopicRangeReadOptions): Promise<Map<number, number>> {
   const { topic, ranges } = options;
-  const positions = new Map<number, number>();
-  for (const [partition, range] of ranges) positions.set(partition, range.from);
-  const pending = new Set([...ranges].filter(([, r]) => r.from < r.to).map(([p]) => p));
+  const progress = new RangeProgress(ranges);
+  const { positions, pending } = progress;
   if (pending.size === 0) return positions;
 
   const consumer: Consumer = kafka.consumer({
@@ -29,21 +28,10 @@ export async function readKafkajsTopicRange(kafka: Kafka, options: TopicRangeRea
   });
   let settle: (error?: unknown) => void = () => undefined;
   const finished = new Promise<void>((resolve, reject) => (settle = (error) => (error === undefined ? resolve() : reject(error))));
-  let lastProgressAt = Date.now();
-
   const advance = (partition: number, nextOffset: number): void => {
-    const range = ranges.get(partition);
-    if (range === undefined || !pending.has(partition)) return;
-    const position = Math.min(range.to, nextOffset);
-    if (position > (positions.get(partition) ?? 0)) {
-      positions.set(partition, position);
-      lastProgressAt = Date.now();
-    }
-    if (position >= range.to) {
-      pending.delete(partition);
-      consumer.pause([{ topic, partitions: [partition] }]);
-      if (pending.size === 0) settle();
-    }
+    if (!progress.advance(partition, nextOffset)) return;
+    consumer.pause([{ topic, partitions: [partition] }]);
+    if (pending.size === 0) settle();
   };
 
   let stopped = false;
@@ -69,7 +57,7 @@ export async function readKafkajsTopicRange(kafka: Kafka, options: TopicRangeRea
       if (options.commit && position > range.from) {
         await consumer.commitOffsets([{ topic, partition, offset: String(position) }]);
       }
-      lastProgressAt = Date.now();
+      progress.moved();
       await heartbeat();
     };
     // The batch end includes trailing transaction markers (not delivered as records).
@@ -78,7 +66,7 @@ export async function readKafkajsTopicRange(kafka: Kafka, options: TopicRangeRea
       await options.onRecords(records, {
         progress: commitAt,
         heartbeat: async () => {
-          lastProgressAt = Date.now();
+          progress.moved();
           await heartbeat();
         },
         end: Math.min(range.to, end),
@@ -105,13 +93,8 @@ export async function readKafkajsTopicRange(kafka: Kafka, options: TopicRangeRea
   const idle = options.idleTimeoutMs ?? 30_000;
   const watchdog = setInterval(
     () => {
-      if (Date.now() - lastProgressAt > idle) {
-        settle(
-          new TopicRangeStalledError(
-            `reading '${topic}' made no progress for ${idle} ms (partitions still to read: ${[...pending].join(', ')})`,
-          ),
-        );
-      }
+      const stalled = progress.stalled(topic, idle);
+      if (stalled !== undefined) settle(stalled);
     },
     Math.min(1_000, idle),
   );

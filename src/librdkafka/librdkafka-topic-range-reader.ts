@@ -1,5 +1,4 @@
-import { TopicRangeStalledError } from '../errors.js';
-import type { TopicRangeReadOptions } from '../kafka/topic-range.js';
+import { RangeProgress, type TopicRangeReadOptions } from '../kafka/topic-range.js';
 import { rangeReaderConfig } from './librdkafka-config.js';
 import { isFatalError } from './librdkafka-errors.js';
 import { toInputRecord } from './librdkafka-messages.js';
@@ -31,9 +30,8 @@ const CONSUME_WAIT_MS = 250;
  */
 export async function readLibrdkafkaTopicRange(clients: NativeClients, options: TopicRangeReadOptions): Promise<Map<number, number>> {
   const { topic, ranges } = options;
-  const positions = new Map<number, number>();
-  for (const [partition, range] of ranges) positions.set(partition, range.from);
-  const pending = new Set([...ranges].filter(([, r]) => r.from < r.to).map(([p]) => p));
+  const progress = new RangeProgress(ranges);
+  const { positions, pending } = progress;
   if (pending.size === 0) return positions;
 
   const consumer = clients.consumer(rangeReaderConfig(options.groupId));
@@ -41,26 +39,14 @@ export async function readLibrdkafkaTopicRange(clients: NativeClients, options: 
   consumer.on('partition.eof', (eof) => eofs.push(eof));
   const removeProbe = await clients.connect(consumer);
   const idle = options.idleTimeoutMs ?? 30_000;
-  let lastProgressAt = Date.now();
-
   const advance = (partition: number, nextOffset: number): void => {
-    const range = ranges.get(partition);
-    if (range === undefined || !pending.has(partition)) return;
-    const position = Math.min(range.to, nextOffset);
-    if (position > (positions.get(partition) ?? 0)) {
-      positions.set(partition, position);
-      lastProgressAt = Date.now();
-    }
-    if (position >= range.to) {
-      pending.delete(partition);
-      consumer.pause([{ topic, partition }]);
-    }
+    if (progress.advance(partition, nextOffset)) consumer.pause([{ topic, partition }]);
   };
   const commitAt = async (partition: number, nextOffset: number): Promise<void> => {
     const range = ranges.get(partition)!;
     const position = Math.min(range.to, nextOffset);
     if (options.commit && position > range.from) await call((cb) => consumer.commitCb([{ topic, partition, offset: position }], cb));
-    lastProgressAt = Date.now();
+    progress.moved();
   };
 
   try {
@@ -68,10 +54,8 @@ export async function readLibrdkafkaTopicRange(clients: NativeClients, options: 
     consumer.setDefaultIsTimeoutOnlyForFirstMessage(true);
     consumer.assign([...pending].map((partition) => ({ topic, partition, offset: ranges.get(partition)!.from })));
     while (pending.size > 0) {
-      if (Date.now() - lastProgressAt > idle)
-        throw new TopicRangeStalledError(
-          `reading '${topic}' made no progress for ${idle} ms (partitions still to read: ${[...pending].join(', ')})`,
-        );
+      const stalled = progress.stalled(topic, idle);
+      if (stalled !== undefined) throw stalled;
       eofs = [];
       const messages = await consumeOnce(consumer, clients);
       for (const [partition, batch] of byPartition(messages)) {
@@ -83,9 +67,7 @@ export async function readLibrdkafkaTopicRange(clients: NativeClients, options: 
         if (records.length > 0) {
           await options.onRecords(records, {
             progress: (nextOffset) => commitAt(partition, nextOffset),
-            heartbeat: async () => {
-              lastProgressAt = Date.now();
-            },
+            heartbeat: async () => progress.moved(),
             end,
           });
         }
