@@ -5,7 +5,6 @@ import { AwaitedCommits } from './awaited-commits.js';
 import { CommitCoalescer } from './commit-coalescer.js';
 import { groupConsumerConfig } from './librdkafka-config.js';
 import { ERR, FatalErrorWatch, isFatalError } from './librdkafka-errors.js';
-import { toInputRecord } from './librdkafka-messages.js';
 import {
   call,
   type LibrdkafkaError,
@@ -14,7 +13,8 @@ import {
   type NativeTopicPartitionOffset,
 } from './librdkafka-native.js';
 import type { NativeClients } from './librdkafka-native-clients.js';
-import { PartitionFetches } from './partition-fetches.js';
+import { FetchDispatcher } from './fetch-dispatcher.js';
+import { PartitionFetches, type PartitionFetch } from './partition-fetches.js';
 
 /**
  * Most records one `consume` call returns: about what librdkafka prefetched, so a fetched batch
@@ -58,6 +58,7 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly fetches = new PartitionFetches();
+  private readonly dispatcher: FetchDispatcher;
   /** Rebalance callbacks run one after the other. */
   private rebalances: Promise<void> = Promise.resolve();
   private closing = false;
@@ -76,7 +77,14 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
     private readonly options: GroupConsumerOptions,
     private readonly handlers: GroupConsumerHandlers,
     private readonly memberIdOf: MemberIdLookup,
-  ) {}
+  ) {
+    this.dispatcher = new FetchDispatcher(
+      this.fetches,
+      handlers,
+      (fetch, pause) => this.pauseNatively(fetch, pause),
+      options.maxBufferedRecords ?? 2_000,
+    );
+  }
 
   /** The binding's consumer, for KIP-447 `sendOffsetsToTransaction` (its live group metadata). */
   native(): NativeConsumer {
@@ -125,21 +133,24 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
     this.loop = this.fetchLoop(consumer);
   }
 
+  /** The partition's task wants no more records for now: it is held ({@link FetchDispatcher.hold}). */
   pause(tp: TopicPartition): void {
-    this.pauseOrResume(tp, true);
+    this.dispatcher.hold(tp);
   }
 
+  /** The task takes records again ({@link FetchDispatcher.release}). */
   resume(tp: TopicPartition): void {
-    this.pauseOrResume(tp, false);
+    this.dispatcher.release(tp);
   }
 
-  private pauseOrResume(tp: TopicPartition, pause: boolean): void {
+  private pauseNatively(fetch: PartitionFetch, pause: boolean): void {
     const consumer = this.consumer;
-    if (consumer === undefined || this.fetches.get(tp) === undefined) return;
-    const list = [{ topic: tp.topic, partition: tp.partition }];
+    if (consumer === undefined) return;
+    const list = [{ topic: fetch.topic, partition: fetch.partition }];
     try {
       if (pause) consumer.pause(list);
       else consumer.resume(list);
+      fetch.nativelyPaused = pause;
     } catch (error) {
       // Disconnected (the consumer crashed or stops): nothing left to pause.
       this.clients.router.errorEvent(error as LibrdkafkaError);
@@ -208,7 +219,7 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
         continue;
       }
       if (messages.length > 0) this.clients.router.heard();
-      this.dispatch(messages, this.eofs);
+      this.dispatcher.dispatch(messages, this.eofs);
     }
   }
 
@@ -223,27 +234,6 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
     if (id !== undefined && /Static consumer fenced|FENCED_INSTANCE_ID|same group\.instance\.id/i.test(text))
       return new MemberFencedError(id, { cause: error });
     return error;
-  }
-
-  /** Hands the records of one `consume` call to the worker, per partition in offset order, then the EOF events. */
-  private dispatch(messages: readonly NativeMessage[], eofs: readonly NativeTopicPartitionOffset[]): void {
-    for (const [tp, batch] of groupByPartition(messages)) {
-      const fetch = this.fetches.get(tp);
-      if (fetch === undefined || fetch.revoking) continue;
-      // Records fetched before a requested seek are stale: the seek fetches again.
-      if (fetch.seekTo !== undefined) continue;
-      const records = batch.map(toInputRecord);
-      const nextOffset = batch[batch.length - 1]!.offset + 1;
-      if (this.handlers.onBatch(tp.topic, tp.partition, records, nextOffset)) fetch.next = nextOffset;
-      else if (fetch.seekTo === undefined) this.fetches.requestSeek(tp, batch[0]!.offset);
-    }
-    for (const eof of eofs) {
-      const fetch = this.fetches.get(eof);
-      if (fetch === undefined || fetch.revoking || fetch.seekTo !== undefined || fetch.next === undefined || eof.offset <= fetch.next)
-        continue;
-      fetch.next = eof.offset;
-      this.handlers.onSkipped(eof.topic, eof.partition, eof.offset);
-    }
   }
 
   /** Applies the requested seeks, one partition at a time, while no `consume` call is in flight. */
@@ -299,16 +289,4 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
       }
     }
   }
-}
-
-/** Messages grouped by partition, each group in offset order (the order librdkafka delivers). */
-function groupByPartition(messages: readonly NativeMessage[]): Map<TopicPartition, NativeMessage[]> {
-  const groups = new Map<string, { tp: TopicPartition; batch: NativeMessage[] }>();
-  for (const m of messages) {
-    const key = `${m.topic}\u0000${m.partition}`;
-    let group = groups.get(key);
-    if (group === undefined) groups.set(key, (group = { tp: { topic: m.topic, partition: m.partition }, batch: [] }));
-    group.batch.push(m);
-  }
-  return new Map([...groups.values()].map((g) => [g.tp, g.batch]));
 }
