@@ -64,4 +64,14 @@ describe('AwaitedCommits', () => {
       vi.useRealTimers();
     }
   });
+
+  it('fails waiting and later commits at once when the consumer stops polling (no answer would come)', async () => {
+    const { consumer, enqueued } = fakeConsumer();
+    const commits = new AwaitedCommits(consumer);
+    const waiting = commits.commit([{ topic: 't', partition: 0, offset: 1 }]);
+    commits.abandon(new Error('stopped fetching'));
+    await expect(waiting).rejects.toThrow(/stopped fetching/);
+    await expect(commits.commit([{ topic: 't', partition: 0, offset: 2 }])).rejects.toThrow(/stopped fetching/);
+    expect(enqueued).toHaveLength(1);
+  });
 });

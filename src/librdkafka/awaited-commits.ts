@@ -34,6 +34,8 @@ function keyOf(offsets: ReadonlyArray<{ topic: string; partition: number; offset
  */
 export class AwaitedCommits {
   private readonly waiting: Waiting[] = [];
+  /** Set once the consumer stopped polling: commits fail at once. */
+  private abandoned: unknown;
 
   constructor(private readonly consumer: NativeConsumer) {
     consumer.on('offset.commit', (err: LibrdkafkaError | undefined, offsets: NativeTopicPartitionOffset[] | undefined) =>
@@ -45,10 +47,12 @@ export class AwaitedCommits {
    * Commits `offsets` (next offset to read) with the member's generation.
    *
    * @throws the binding's error when librdkafka refuses the commit or the coordinator rejects
-   *   it; an Error when no answer comes within 60 s
+   *   it; an Error when no answer comes within 60 s; the {@link abandon} error once the consumer
+   *   stopped polling
    */
   commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
     const list = offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset }));
+    if (this.abandoned !== undefined) return Promise.reject(this.abandoned);
     return new Promise<void>((resolve, reject) => {
       const key = keyOf(list);
       const timer = setTimeout(() => {
@@ -65,6 +69,18 @@ export class AwaitedCommits {
         reject(error);
       }
     });
+  }
+
+  /**
+   * The consumer stopped polling (it stopped, or failed fatally): no answer will come, so every
+   * waiting commit fails now with `error`, and so does every later one.
+   */
+  abandon(error: unknown): void {
+    this.abandoned = error;
+    for (const waiting of this.waiting.splice(0)) {
+      clearTimeout(waiting.timer);
+      waiting.reject(error);
+    }
   }
 
   private answered(err: LibrdkafkaError | undefined, offsets: NativeTopicPartitionOffset[] | undefined): void {

@@ -198,7 +198,16 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
     ]).finally(() => clearTimeout(timer));
   }
 
+  /** The fetch loop, and when it ends: commits waiting for an answer it would have served fail. */
   private async fetchLoop(consumer: NativeConsumer): Promise<void> {
+    try {
+      await this.fetchUntilStopped(consumer);
+    } finally {
+      this.awaitedCommits?.abandon(new IllegalStateError('the librdkafka group consumer stopped fetching: its commits get no answer'));
+    }
+  }
+
+  private async fetchUntilStopped(consumer: NativeConsumer): Promise<void> {
     while (this.running) {
       await this.applySeeks(consumer);
       let messages: NativeMessage[];
