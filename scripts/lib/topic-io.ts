@@ -3,7 +3,7 @@
  * records, and read topics back until a condition holds (kafkajs).
  */
 import { randomUUID } from 'node:crypto';
-import type { Admin, IHeaders, Message } from 'kafkajs';
+import type { Admin, IHeaders, KafkaMessage, Message } from 'kafkajs';
 import { Kafka, Partitioners, logLevel } from '../../src/kafkajs/kafkajs-library.js';
 import { pollUntil, waitFor } from './wait-for.js';
 
@@ -16,6 +16,62 @@ export interface ReadRecord {
   readonly key: string | null;
   readonly value: Buffer | null;
   readonly headers: Record<string, string>;
+  /**
+   * The transactional producer that wrote it, `<producer id>/<epoch>` (absent for a record
+   * written outside a transaction): tells two copies of a record apart by who wrote them.
+   */
+  readonly producer?: string;
+}
+
+/** The producer fields kafkajs decodes with each fetched record (`batchContext`, not in its types). */
+interface BatchContext {
+  readonly producerId?: string;
+  readonly producerEpoch?: number;
+  readonly inTransaction?: boolean;
+}
+
+/** A fetched kafkajs message as a {@link ReadRecord}. */
+function readRecordOf(topic: string, partition: number, m: KafkaMessage): ReadRecord {
+  const context = (m as { batchContext?: BatchContext }).batchContext;
+  return {
+    topic,
+    partition,
+    offset: Number(m.offset),
+    timestamp: Number(m.timestamp),
+    key: m.key?.toString() ?? null,
+    value: m.value,
+    headers: decodeHeaders(m.headers),
+    ...(context?.inTransaction ? { producer: `${context.producerId}/${context.producerEpoch}` } : {}),
+  };
+}
+
+/**
+ * Keeps a reader to one copy of each record: kafkajs delivers batches again when its consumer
+ * restarts after an error (from the reader group's last commit). Those records are read once,
+ * and a line on stderr says it happened.
+ */
+class ReadOnce {
+  /** Per `topic:partition`: the offset after the last record read. */
+  private readonly next = new Map<string, number>();
+  private readonly again: string[] = [];
+
+  /** Whether the record at `offset` is new to the reader. */
+  accept(topic: string, partition: number, offset: number): boolean {
+    const position = `${topic}:${partition}`;
+    if (offset < (this.next.get(position) ?? 0)) {
+      this.again.push(`${position}@${offset}`);
+      return false;
+    }
+    this.next.set(position, offset + 1);
+    return true;
+  }
+
+  /** Reports the records given again since the last call. */
+  report(): void {
+    if (this.again.length === 0) return;
+    console.warn(`[topic-io] the reader was given ${this.again.length} records again (read once): ${this.again.slice(0, 5).join(', ')}`);
+    this.again.length = 0;
+  }
 }
 
 /** A kafkajs client with logging off (errors surface as rejected calls). */
@@ -125,6 +181,7 @@ export async function readTopics(
     maxWaitTimeInMs: 200,
   });
   const records: ReadRecord[] = [];
+  const once = new ReadOnce();
   let resolveDone: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
   let complete = options.until(records);
@@ -136,17 +193,10 @@ export async function readTopics(
         const floor = options.from?.get(batch.topic)?.get(batch.partition) ?? 0;
         for (const m of batch.messages) {
           const offset = Number(m.offset);
-          if (offset < floor) continue;
-          records.push({
-            topic: batch.topic,
-            partition: batch.partition,
-            offset,
-            timestamp: Number(m.timestamp),
-            key: m.key?.toString() ?? null,
-            value: m.value,
-            headers: decodeHeaders(m.headers),
-          });
+          if (offset < floor || !once.accept(batch.topic, batch.partition, offset)) continue;
+          records.push(readRecordOf(batch.topic, batch.partition, m));
         }
+        once.report();
         options.onProgress?.(records);
         if (options.until(records)) {
           complete = true;
@@ -280,6 +330,7 @@ export async function readTopicNow(
   const pending = new Map([...ends].filter(([, end]) => end > 0));
   const records: ReadRecord[] = [];
   if (pending.size === 0) return records;
+  const once = new ReadOnce();
   const consumer = kafka.consumer({
     groupId: `weir-reader-${randomUUID()}`,
     readUncommitted: options.isolation === 'read_uncommitted',
@@ -297,11 +348,10 @@ export async function readTopicNow(
         const end = ends.get(batch.partition) ?? 0;
         for (const m of batch.messages) {
           const offset = Number(m.offset);
-          if (offset >= end) continue;
-          const headers = decodeHeaders(m.headers);
-          const key = m.key?.toString() ?? null;
-          records.push({ topic, partition: batch.partition, offset, timestamp: Number(m.timestamp), key, value: m.value, headers });
+          if (offset >= end || !once.accept(topic, batch.partition, offset)) continue;
+          records.push(readRecordOf(topic, batch.partition, m));
         }
+        once.report();
       },
     });
     await waitFor(

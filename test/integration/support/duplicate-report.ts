@@ -44,7 +44,7 @@ export function duplicateReport(
     if (!shown.has(w.id)) continue;
     pids.add(w.pid);
     const where = `${r.topic.split('.').at(-1)}:${r.partition}@${r.offset}`;
-    const copy = `${where} from ${w.input ?? '?'} seq ${w.seq} pid ${w.pid} attempt ${w.attempt} ${w.writtenAtMs ? at(w.writtenAtMs) : ''}`;
+    const copy = `${where} from ${w.input ?? '?'} seq ${w.seq} pid ${w.pid} attempt ${w.attempt} producer ${r.producer ?? 'none'} ${w.writtenAtMs ? at(w.writtenAtMs) : ''}`;
     copies.set(w.id, [...(copies.get(w.id) ?? []), copy]);
   }
   const lines = [...copies].map(([id, list]) => `[${label}] duplicated ${id}: ${list.join(' | ')}`);
