@@ -87,6 +87,58 @@ export class DedupGate {
     return true;
   }
 
+  /**
+   * Checks, right before a unit of work is written, that this task still holds the claims of
+   * the unit's records, and renews them for the claim TTL: one round trip. A claim is made
+   * when a record enters a claim window, which may be long before the record is processed (a
+   * slow processor, retries in place, a busy key ahead of it); if it expired meanwhile,
+   * another task may have claimed the key and processed its copy of the record. Writing this
+   * unit as well would write the key twice, so a lost claim fails the check: each lost
+   * record's slot takes the key's status now (`'duplicate'`: the other copy's outcome is
+   * durable; `'busy'`: it is being processed), and the caller runs the unit again without
+   * having written any of it. A claim that expired but was taken by nobody is simply taken
+   * again. (The same claim call as {@link claimWindow}: a key this owner holds, or a free one,
+   * is `'claimed'` again.)
+   *
+   * @param processed the unit's records, oldest first
+   * @returns `'held'` (write the unit), `'lost'` (run it again), or `'failed'` (the store failed
+   *   under `onStoreError: 'fail'`: see {@link lastError}; under `'skip-dedup'` a failure is
+   *   reported as skipped and the unit is written)
+   */
+  async reassert(processed: readonly GateSlot[], listener: TaskListener | undefined): Promise<'held' | 'lost' | 'failed'> {
+    const offsets = new Map<string, number>();
+    for (const slot of processed) {
+      const key = slot.prepared?.dedupKey;
+      if (key == null || slot.claim !== 'claimed') continue;
+      offsets.set(key, Math.min(offsets.get(key) ?? slot.raw.offset, slot.raw.offset));
+    }
+    if (offsets.size === 0) return 'held';
+    const claims = [...offsets].map(([key, offset]) => ({ key, offset }));
+    let statuses: ClaimStatus[];
+    try {
+      statuses = await this.store.claim(claims, this.owner, this.policy.claimTtlMs);
+    } catch (error) {
+      if (this.policy.onStoreError === 'fail') {
+        this.lastError = error;
+        return 'failed';
+      }
+      listener?.onDedupSkipped?.({ task: this.owner, records: claims.length, error });
+      return 'held';
+    }
+    const lost = new Map<string, ClaimStatus>();
+    claims.forEach(({ key }, i) => {
+      const status = statuses[i] ?? 'busy';
+      if (status !== 'claimed') lost.set(key, status);
+    });
+    if (lost.size === 0) return 'held';
+    for (const slot of processed) {
+      const key = slot.prepared?.dedupKey;
+      const status = key == null ? undefined : lost.get(key);
+      if (status !== undefined) slot.claim = status;
+    }
+    return 'lost';
+  }
+
   /** How long to wait before claiming a key another owner holds again: 100 ms doubling to 1 s. */
   busyRetryMs(): number {
     return this.busyBackoff.next();

@@ -54,6 +54,10 @@ export class ExactlyOnceWriter implements TaskWriter {
     return this.committed;
   }
 
+  get resolvingInDoubt(): boolean {
+    return this.recovery !== null;
+  }
+
   async write(unit: UnitOfWork, nextOffset: number, commitDue: boolean): Promise<WriteResult> {
     if (this.recovery !== null) return this.recover(this.recovery);
     if (!commitDue) return { kind: 'deferred' };

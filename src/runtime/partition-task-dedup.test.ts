@@ -175,6 +175,43 @@ describe('PartitionTask dedup (claim, then confirm)', () => {
     expect(h.events.filter((e) => e.outcome === 'duplicate').map((e) => `${e.partition}@${e.offset}`)).toEqual(['1@0']);
   });
 
+  it.each(['exactly_once', 'at_least_once'] as const)(
+    '%s: a claim that expired while its record waited in the buffer, and was taken by another partition, is checked before the write: the record is dropped as a duplicate, never written twice',
+    async (guarantee) => {
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const h = setup({
+        partitions: 2,
+        guarantee,
+        dedup: { claimTtlMs: 5_000 },
+        // 'slow' holds its task until the test lets it go: the claims of the records behind it age.
+        fn: async (r) => {
+          const v = r.value as Value;
+          if (v.id === 'slow') await gate;
+          return v;
+        },
+      });
+      await h.produce([{ id: 'slow' }, { id: 'x' }], 0);
+      await h.produce([{ id: 'x' }], 1);
+      const p0 = h.makeTask('in', 0);
+      const p1 = h.makeTask('in', 1);
+      expect(await p0.poll()).toEqual({ kind: 'idle' }); // started: recovery done
+      p0.enqueue(h.kafka.read('in', 0, 0).records);
+      const stuck = p0.poll(); // claims 'slow' and 'x', then waits in 'slow'
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(await h.store.claim([{ key: 'x', offset: 9 }], 'in-7', 5_000)).toEqual(['busy']);
+      h.clock.advance(6_000); // p0's claim on 'x' expires; p1 takes the key and writes its copy
+      expect(await h.drive(p1)).toEqual({ kind: 'idle' });
+      expect(h.ids('out')).toEqual(['x']);
+      release();
+      await stuck;
+      expect(await h.drive(p0)).toEqual({ kind: 'idle' });
+      expect(h.ids('out').sort()).toEqual(['slow', 'x']);
+      expect(h.events.filter((e) => e.outcome === 'duplicate').map((e) => `${e.partition}@${e.offset}`)).toEqual(['0@1']);
+      expect(h.kafka.committedOffset(APP, 'in', 0)).toBe(2);
+    },
+  );
+
   it('lets a claim that is never confirmed expire after the claim TTL: the record is not lost', async () => {
     const h = setup({ partitions: 2, dedup: { claimTtlMs: 5_000 } });
     await h.store.claim([{ key: 'x', offset: 0 }], 'in-0', 5_000); // a task that died holding the claim

@@ -276,6 +276,13 @@ export class PartitionTask {
     const unit = this.unit;
     const nextOffset = this.buffer.nextOffset();
     if (unit.isEmpty && (!commitDue || nextOffset <= this.writer.committedOffset)) return undefined;
+    // exactly_once sends a unit only when its commit is due; at_least_once at every flush.
+    const sends = !this.writer.resolvingInDoubt && (commitDue || this.options.output.guarantee === 'at_least_once');
+    if (sends && this.dedup !== undefined && !unit.isEmpty) {
+      const claims = await this.dedup.reassert(this.buffer.processed(), this.events.listener);
+      if (claims === 'failed') return this.portFailed('dedup', this.dedup.lastError);
+      if (claims === 'lost') return this.runAgain();
+    }
     const result = await this.writer.write(unit, nextOffset, commitDue);
     const durationMs = this.options.clock.now() - now;
     switch (result.kind) {
@@ -285,9 +292,7 @@ export class PartitionTask {
       case 'failed':
         return this.portFailed(result.port, result.error, true);
       case 'rewind':
-        this.buffer.rewind();
-        this.unit = new UnitOfWork();
-        this.events.rewound();
+        this.runAgain();
         return this.portFailed('transaction', result.error);
       case 'durable': {
         this.durable = nextOffset;
@@ -305,6 +310,14 @@ export class PartitionTask {
     this.portBackoff.reset();
     this.portRetry = null;
     return undefined;
+  }
+
+  /** Nothing of the unit was written: its records run again from the last durable point. */
+  private runAgain(): PollResult {
+    this.buffer.rewind();
+    this.unit = new UnitOfWork();
+    this.events.rewound();
+    return { kind: 'yield' };
   }
 
   private async waitAfterFlush(untilMs: number, reason: WaitReason): Promise<PollResult> {

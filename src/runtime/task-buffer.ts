@@ -85,6 +85,11 @@ export class TaskBuffer {
     return this.slots.slice(this.cursor, this.cursor + count);
   }
 
+  /** The records processed since the last durable point (the unit of work's), oldest first. */
+  processed(): readonly Slot[] {
+    return this.slots.slice(0, this.cursor);
+  }
+
   /** Every record not yet processed. */
   waiting(): readonly Slot[] {
     return this.slots.slice(this.cursor);

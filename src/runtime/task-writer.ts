@@ -32,4 +32,9 @@ export interface TaskWriter {
   write(unit: UnitOfWork, nextOffset: number, commitDue: boolean): Promise<WriteResult>;
   /** The last committed offset (next offset to read). */
   readonly committedOffset: number;
+  /**
+   * exactly_once: a transaction of the unit is in doubt (its commit failed) and the next
+   * `write()` resolves it rather than sending the unit again. Absent or false otherwise.
+   */
+  readonly resolvingInDoubt?: boolean;
 }
