@@ -276,12 +276,14 @@ export class PartitionTask {
     const unit = this.unit;
     const nextOffset = this.buffer.nextOffset();
     if (unit.isEmpty && (!commitDue || nextOffset <= this.writer.committedOffset)) return undefined;
-    // exactly_once sends a unit only when its commit is due; at_least_once at every flush.
-    const sends = !this.writer.resolvingInDoubt && (commitDue || this.options.output.guarantee === 'at_least_once');
-    if (sends && this.dedup !== undefined && !unit.isEmpty) {
+    // exactly_once sends a unit only when its commit is due; at_least_once at every flush. A
+    // transaction in doubt is not sent again, but its claims are renewed while it is resolved
+    // (its fate is the transaction's, whatever the claims say).
+    const inDoubt = this.writer.resolvingInDoubt === true;
+    if (this.dedup !== undefined && !unit.isEmpty && (inDoubt || commitDue || this.options.output.guarantee === 'at_least_once')) {
       const claims = await this.dedup.reassert(this.buffer.processed(), this.events.listener);
-      if (claims === 'failed') return this.portFailed('dedup', this.dedup.lastError);
-      if (claims === 'lost') return this.runAgain();
+      if (claims === 'failed' && !inDoubt) return this.portFailed('dedup', this.dedup.lastError);
+      if (claims === 'lost' && !inDoubt) return this.runAgain();
     }
     const result = await this.writer.write(unit, nextOffset, commitDue);
     const durationMs = this.options.clock.now() - now;
