@@ -71,6 +71,20 @@ export default topology('app').source('in').process('enrich', (r) => r.value, { 
     expect(verbose.stderr).toMatch(/\n\s+at /);
   });
 
+  it('exits 2 naming the source for .source().branch() without a processor (a compile error, not a TypeError)', async () => {
+    const file = topologyFile(
+      'no-process.ts',
+      `import { sink, topology } from 'weir';
+export default topology('app').source('orders').branch({ success: sink('out') });
+`,
+    );
+    const result = await weir(['validate', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}: node 'orders': .branch() needs a processor before it`);
+    expect(result.stderr).toContain('WEIR_TOPOLOGY_INVALID');
+    expect(result.stderr).not.toContain('TypeError');
+  });
+
   it.each([
     ['circuitBreaker: { failureRateThreshold: 1.5 }', 'circuitBreaker.failureRateThreshold must be a number in (0, 1] (got 1.5)'],
     ['circuitBreaker: { minimumCalls: 0 }', 'circuitBreaker.minimumCalls must be an integer ≥ 1 (got 0)'],
