@@ -71,6 +71,20 @@ export default topology('app').source('in').process('enrich', (r) => r.value, { 
     expect(verbose.stderr).toMatch(/\n\s+at /);
   });
 
+  it.each([
+    [['dlq', 'inspect', '--nope'], "error: unknown option '--nope'"],
+    [['dlq', 'replay'], "error: missing required argument 'dlq-topic'"],
+    [['dlq', 'inspect', 'topic', '--format', 'xml'], '--format'],
+  ])('weir %j: a usage error is one line and a hint, exit 2, not the whole help', async (args, problem) => {
+    const result = await weir(args);
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines[0]).toContain(problem);
+    expect(lines.at(-1)).toBe("(add --help to see the command's arguments and options)");
+    expect(lines.length).toBeLessThanOrEqual(2);
+    expect(result.stderr).not.toContain('Usage:');
+  });
+
   it('exits 2 naming the source for .source().branch() without a processor (a compile error, not a TypeError)', async () => {
     const file = topologyFile(
       'no-process.ts',
