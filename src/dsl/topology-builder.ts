@@ -129,7 +129,7 @@ export class SourceBuilder<K, V> implements Branded {
    */
   branch(_spec: never): never {
     throw new TopologyError(
-      this.sub.sourceName ?? this.sub.sourceTopic,
+      String(this.sub.sourceName ?? this.sub.sourceTopic),
       ".branch() needs a processor before it: .source(topic).process('name', fn).branch({ success: sink(topic) })",
     );
   }
