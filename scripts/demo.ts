@@ -49,6 +49,7 @@ async function main(): Promise<number> {
   }
   const redis = await ensureRedis(process.env['REDIS_URL']);
   log(redis.startedByUs ? 'started Redis' : 'Redis is running');
+  startedRedis = redis.startedByUs;
 
   const kafka = quietKafka(brokers, 'weir-demo');
   const admin = kafka.admin();
@@ -140,11 +141,25 @@ async function main(): Promise<number> {
 /** Kills the worker if the demo fails half-way, so no worker outlives it. */
 let stopWorker: () => Promise<unknown> = async () => undefined;
 
+/** What the demo left running, and how to stop it (the broker and Redis stay up for the next run). */
+function leftRunning(): void {
+  if (brokers !== DEFAULT_BROKERS) return;
+  log(
+    `the Kafka broker keeps running on ${DEFAULT_BROKERS} for the next run; stop it with \`npm run kafka:stop\`` +
+      (startedRedis ? ' (add `-- --redis` to stop the Redis the demo started too)' : ''),
+  );
+}
+let startedRedis = false;
+
 main().then(
-  (code) => process.exit(code),
+  (code) => {
+    leftRunning();
+    process.exit(code);
+  },
   async (error: unknown) => {
     console.error(`demo: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     await stopWorker();
+    leftRunning();
     process.exit(1);
   },
 );

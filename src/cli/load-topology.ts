@@ -33,6 +33,10 @@ export async function loadTopology(file: string, overrides: CompileOverrides = {
   try {
     module = (await import(pathToFileURL(path).href)) as { default?: unknown };
   } catch (cause) {
+    // The builder found a mistake while the file ran (e.g. `.source(...).branch(...)`): report
+    // it as a compile error naming the node, like the ones compile() finds.
+    // Matched by code: the file's `weir` may be another copy of the module.
+    if (isTopologyError(cause)) throw new TopologyError(cause.node, cause.problem, file);
     const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
     const hint = MODULE_FORMAT.test(reason) ? MODULE_HINT : '';
     throw new TopologyLoadError(file, `failed to load: ${hint ? reason.replace(/\.$/, '') : reason}${hint}`, { cause });
@@ -46,4 +50,14 @@ export async function loadTopology(file: string, overrides: CompileOverrides = {
     if (error instanceof TopologyError) throw new TopologyError(error.node, error.problem, file);
     throw error;
   }
+}
+
+/** A {@link TopologyError} from any copy of weir (matched by its code). */
+function isTopologyError(error: unknown): error is Pick<TopologyError, 'node' | 'problem'> {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { code?: unknown }).code === 'WEIR_TOPOLOGY_INVALID' &&
+    typeof (error as { problem?: unknown }).problem === 'string'
+  );
 }

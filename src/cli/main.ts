@@ -13,7 +13,8 @@ export function buildProgram(): Command {
   const program = new Command('weir')
     .description('Kafka Streams-style stream processing for TypeScript')
     .version(version)
-    .showHelpAfterError()
+    // One line and a hint after a usage error, not the whole help (inherited by every subcommand).
+    .showHelpAfterError("(add --help to see the command's arguments and options)")
     .exitOverride();
   addRunCommand(program);
   addDescribeCommands(program);

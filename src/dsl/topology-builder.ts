@@ -1,3 +1,4 @@
+import { TopologyError } from '../errors.js';
 import type { ProcessOptions, RetryOptions } from './process-options.js';
 import type { ProcessorFn } from './processor.js';
 import type { SerdeSpec } from './serdes.js';
@@ -117,6 +118,20 @@ export class SourceBuilder<K, V> implements Branded {
     this.sub.processorFn = fn;
     this.sub.processOptions = options;
     return new ProcessorBuilder<O>(this.root, this.sub);
+  }
+
+  /**
+   * Not a step of a source: a source needs its processor first (`.process(name, fn)`), and the
+   * branches belong to it. Typed `never` so TypeScript flags the call; plain JavaScript gets a
+   * clear error instead of "branch is not a function".
+   *
+   * @throws TopologyError naming the source topic, always
+   */
+  branch(_spec: never): never {
+    throw new TopologyError(
+      String(this.sub.sourceName ?? this.sub.sourceTopic),
+      ".branch() needs a processor before it: .source(topic).process('name', fn).branch({ success: sink(topic) })",
+    );
   }
 }
 

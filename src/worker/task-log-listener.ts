@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import { errorClassOf, errorMessageOf } from '../failure/classify-error.js';
-import type { CircuitTransition } from '../failure/circuit-breaker.js';
+import { CircuitOpenLog } from './circuit-open-log.js';
 import type { TaskListener } from '../runtime/task-listener.js';
 
 /** Every handler of {@link TaskListener}, in dispatch order. */
@@ -40,10 +39,12 @@ export function combineTaskListeners(...listeners: readonly TaskListener[]): Tas
  * produce/commit/transaction, the dedup store), each retried with backoff (`warn`), and
  * records processed without dedup because the dedup store failed under
  * `onStoreError: 'skip-dedup'` (`warn`), and circuit breakers that open (`warn`, with the
- * failure rate and the last error) or close (`info`, with how long they were open). Counting
+ * failure rate and the last error; then one summary a minute while probes fail, see
+ * {@link CircuitOpenLog}) or close (`info`, with how long they were open). Counting
  * is the metrics listener's job.
  */
 export function taskLogListener(logger: Logger): TaskListener {
+  const circuits = new CircuitOpenLog(logger);
   return {
     onFailedRecord: (e) => {
       if (e.outcome === 'dead-letter') {
@@ -64,35 +65,11 @@ export function taskLogListener(logger: Logger): TaskListener {
         e.port === 'dedup' ? 'dedup store call failed' : `kafka ${e.port} failed; the task retries`,
       ),
     onWarning: (e) => logger.warn({ task: e.task, offset: e.offset }, e.message),
-    onCircuitTransition: (t) => logCircuitTransition(logger, t),
+    onCircuitTransition: (t) => circuits.transition(t),
     onDedupSkipped: (e) =>
       logger.warn(
         { task: e.task, records: e.records, err: e.error },
         "dedup store failed: records processed without dedup (onStoreError: 'skip-dedup')",
       ),
   };
-}
-
-function logCircuitTransition(logger: Logger, t: CircuitTransition): void {
-  if (t.to === 'open') {
-    logger.warn(
-      {
-        processor: t.processor,
-        from: t.from,
-        failureRate: t.failureRate,
-        calls: t.calls,
-        openForMs: t.openForMs,
-        errorClass: t.lastError === undefined ? undefined : errorClassOf(t.lastError),
-        error: t.lastError === undefined ? undefined : errorMessageOf(t.lastError),
-      },
-      `circuit breaker of '${t.processor}' opened: its tasks stop calling it for ${t.openForMs} ms; records wait in place`,
-    );
-  } else if (t.to === 'closed') {
-    logger.info(
-      { processor: t.processor, openedForMs: t.openedForMs },
-      `circuit breaker of '${t.processor}' closed after ${t.openedForMs} ms`,
-    );
-  } else {
-    logger.info({ processor: t.processor }, `circuit breaker of '${t.processor}' half-open: probing`);
-  }
 }

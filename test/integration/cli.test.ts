@@ -72,6 +72,34 @@ export default topology('app').source('in').process('enrich', (r) => r.value, { 
   });
 
   it.each([
+    [['dlq', 'inspect', '--nope'], "error: unknown option '--nope'"],
+    [['dlq', 'replay'], "error: missing required argument 'dlq-topic'"],
+    [['dlq', 'inspect', 'topic', '--format', 'xml'], '--format'],
+  ])('weir %j: a usage error is one line and a hint, exit 2, not the whole help', async (args, problem) => {
+    const result = await weir(args);
+    expect(result.code).toBe(2);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines[0]).toContain(problem);
+    expect(lines.at(-1)).toBe("(add --help to see the command's arguments and options)");
+    expect(lines.length).toBeLessThanOrEqual(2);
+    expect(result.stderr).not.toContain('Usage:');
+  });
+
+  it('exits 2 naming the source for .source().branch() without a processor (a compile error, not a TypeError)', async () => {
+    const file = topologyFile(
+      'no-process.ts',
+      `import { sink, topology } from 'weir';
+export default topology('app').source('orders').branch({ success: sink('out') });
+`,
+    );
+    const result = await weir(['validate', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}: node 'orders': .branch() needs a processor before it`);
+    expect(result.stderr).toContain('WEIR_TOPOLOGY_INVALID');
+    expect(result.stderr).not.toContain('TypeError');
+  });
+
+  it.each([
     ['circuitBreaker: { failureRateThreshold: 1.5 }', 'circuitBreaker.failureRateThreshold must be a number in (0, 1] (got 1.5)'],
     ['circuitBreaker: { minimumCalls: 0 }', 'circuitBreaker.minimumCalls must be an integer ≥ 1 (got 0)'],
     ['circuitBreaker: { openMs: 9000, maxOpenMs: 1000 }', 'circuitBreaker.openMs (9000) is more than circuitBreaker.maxOpenMs (1000)'],
