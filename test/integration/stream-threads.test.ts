@@ -141,12 +141,18 @@ describe(onClient('weir run --threads 2'), () => {
     // Every partition still had a backlog after the replacement joined: the window is measured.
     for (const p of [...dead, ...kept]) expect(times.get(p)!.at(-1)!, `partition ${p}`).toBeGreaterThan(window.to);
 
-    // The surviving thread's partitions never stopped longer than one rebalance.
+    // The surviving thread went through the rebalances (the member leaving, the replacement
+    // joining), and its partitions never stopped longer than one rebalance.
+    const rebalanced = worker.logs.filter(
+      (l) => l.msg === 'group rebalancing: suspending tasks' && l['thread'] === survivor && Date.parse(String(l['time'])) > crashedAt,
+    );
+    expect(rebalanced.length).toBeGreaterThan(0);
     const gaps = kept.map((p) => ({ partition: p, ...longestGap(times.get(p)!, window.from, window.to) }));
     // The dead thread's partitions were processed again soon after the crash.
     const resumed = dead.map((p) => ({ partition: p, afterMs: times.get(p)!.find((t) => t > crashedAt)! - crashedAt }));
     console.info(
-      `[stream-threads] crash: member left in ${String(left['tookMs'])} ms, replacement joined after ${replacedAt - crashedAt} ms; ` +
+      `[stream-threads] crash: member left in ${String(left['tookMs'])} ms, replacement joined after ${replacedAt - crashedAt} ms, ` +
+        `${rebalanced.length} rebalance(s) of the surviving thread; ` +
         `surviving thread's longest gap per partition ${JSON.stringify(gaps.map((g) => g.gapMs))} ms; ` +
         `dead thread's partitions resumed after ${JSON.stringify(resumed.map((r) => r.afterMs))} ms`,
     );
