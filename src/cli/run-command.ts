@@ -138,6 +138,7 @@ async function run(file: string, flags: RunFlags): Promise<number> {
           {
             entry: new URL('./stream-thread-main.js', import.meta.url),
             data: { file, overrides, config, verbose },
+            groupId: topology.applicationId,
             logger,
             sink,
             metrics,

@@ -78,4 +78,13 @@ export interface KafkaAdmin extends OffsetReader {
   describeGroup(groupId: string): Promise<GroupDescription>;
   /** Deletes consumer groups (best effort: groups with members are not deleted). */
   deleteGroups(groupIds: readonly string[]): Promise<void>;
+  /**
+   * Sends a `LeaveGroup` for `memberId` on its behalf: the coordinator removes the member and
+   * rebalances the group at once, instead of waiting for its session to time out. For a member
+   * that is gone without leaving (a stream thread that crashed). A member that is not in the
+   * group any more is not an error. Optional: only clients that can send it have it (kafkajs).
+   *
+   * @throws the client's error when the coordinator cannot be reached or refuses
+   */
+  leaveGroup?(groupId: string, memberId: string): Promise<void>;
 }

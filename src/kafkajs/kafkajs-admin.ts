@@ -1,12 +1,15 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { IllegalStateError } from '../errors.js';
 import type { GroupDescription, KafkaAdmin, TopicToCreate } from '../kafka/kafka-admin.js';
+import { createKafkajsCluster, type KafkajsCluster } from './kafkajs-library.js';
 
 /** {@link KafkaAdmin} on the kafkajs admin client. */
 export class KafkajsAdmin implements KafkaAdmin {
   private readonly admin: Admin;
+  /** kafkajs' internal cluster, for the requests its admin lacks (`LeaveGroup`); connected on first use. */
+  private cluster: Promise<KafkajsCluster> | undefined;
 
-  constructor(kafka: Kafka) {
+  constructor(private readonly kafka: Kafka) {
     // Fewer retries than the client's: an unreachable broker fails a start in seconds.
     this.admin = kafka.admin({ retry: { retries: 4, initialRetryTime: 300, maxRetryTime: 3_000 } });
   }
@@ -17,6 +20,9 @@ export class KafkajsAdmin implements KafkaAdmin {
   }
 
   async disconnect(): Promise<void> {
+    const cluster = this.cluster;
+    this.cluster = undefined;
+    await cluster?.then((c) => c.disconnect()).catch(() => undefined);
     await this.admin.disconnect();
   }
 
@@ -111,6 +117,29 @@ export class KafkajsAdmin implements KafkaAdmin {
 
   async deleteGroups(groupIds: readonly string[]): Promise<void> {
     if (groupIds.length > 0) await this.admin.deleteGroups([...groupIds]);
+  }
+
+  /**
+   * kafkajs' admin has no `LeaveGroup` (nor Java's `removeMembersFromConsumerGroup`), so this
+   * sends it through kafkajs' internal cluster and coordinator broker (see
+   * `createKafkajsCluster`), as kafkajs' consumer does when it leaves.
+   */
+  async leaveGroup(groupId: string, memberId: string): Promise<void> {
+    this.cluster ??= (async () => {
+      const cluster = createKafkajsCluster(this.kafka);
+      await cluster.connect();
+      return cluster;
+    })();
+    const cluster = await this.cluster.catch((error: unknown) => {
+      this.cluster = undefined;
+      throw error;
+    });
+    const coordinator = await cluster.findGroupCoordinator({ groupId });
+    try {
+      await coordinator.leaveGroup({ groupId, memberId });
+    } catch (error) {
+      if ((error as { type?: unknown }).type !== 'UNKNOWN_MEMBER_ID') throw error;
+    }
   }
 }
 

@@ -65,3 +65,43 @@ export type logLevel = Kafkajs.logLevel;
 export const Partitioners: typeof Kafkajs.Partitioners = kafkajs.Partitioners;
 export const CompressionTypes: typeof Kafkajs.CompressionTypes = kafkajs.CompressionTypes;
 export type CompressionTypes = Kafkajs.CompressionTypes;
+
+/**
+ * The part of kafkajs' internal `Cluster` (`kafkajs/src/cluster`) weir uses: connections to
+ * the brokers and the group coordinator, whose internal `Broker` sends any request kafkajs
+ * knows, including ones its public clients do not offer.
+ */
+export interface KafkajsCluster {
+  /** @throws the kafkajs error when no broker answers */
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  /** The coordinator of `groupId` (retried as kafkajs retries). @throws the kafkajs error */
+  findGroupCoordinator(request: { readonly groupId: string }): Promise<KafkajsCoordinator>;
+}
+
+/** kafkajs' internal `Broker`, as weir uses it: the group coordinator's requests. */
+export interface KafkajsCoordinator {
+  /**
+   * `LeaveGroup` for `memberId` (kafkajs negotiates the version; from v3 it is a batch of one).
+   * @throws the kafkajs error of the broker's answer (`UNKNOWN_MEMBER_ID` when the member is gone)
+   */
+  leaveGroup(request: { readonly groupId: string; readonly memberId: string }): Promise<unknown>;
+}
+
+/** What kafkajs 2.2.4 names the private factory of a client's `Cluster` (`Symbol('private:Kafka:createCluster')`). */
+const CREATE_CLUSTER = 'private:Kafka:createCluster';
+
+/**
+ * A new internal kafkajs `Cluster` of `kafka`, made by the client's own private factory, so it
+ * has the client's brokers, client id, retries, log creator and socket factory (its admin,
+ * producers and consumers are made the same way). Not connected.
+ *
+ * @throws IllegalStateError when this kafkajs has no such factory (only 2.2.4 is supported)
+ */
+export function createKafkajsCluster(kafka: Kafkajs.Kafka): KafkajsCluster {
+  const key = Object.getOwnPropertySymbols(kafka).find((s) => s.description === CREATE_CLUSTER);
+  const create = key === undefined ? undefined : (kafka as unknown as Record<symbol, unknown>)[key];
+  if (typeof create !== 'function')
+    throw new IllegalStateError(`this kafkajs has no ${CREATE_CLUSTER}: weir reaches kafkajs 2.2.4's internal cluster through it`);
+  return (create as (options: { allowAutoTopicCreation: boolean }) => KafkajsCluster)({ allowAutoTopicCreation: false });
+}

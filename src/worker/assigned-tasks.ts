@@ -30,6 +30,8 @@ export interface AssignedTasksOptions {
   readonly atLeastOnce: boolean;
   /** The stream thread the worker is, for the idle message; undefined in a one-thread process. */
   readonly thread?: number;
+  /** Start held: assignments create no task (their partitions stay paused) until {@link AssignedTasks.release}. */
+  readonly held?: boolean;
 }
 
 /**
@@ -53,8 +55,23 @@ export class AssignedTasks {
   private generationCount = 0;
   /** Tasks being created, by task id → the generation that asked for them. */
   private readonly pending = new Map<string, number>();
+  /** Assignments create no task yet (a stream thread's start gate). */
+  private held: boolean;
 
-  constructor(private readonly options: AssignedTasksOptions) {}
+  constructor(private readonly options: AssignedTasksOptions) {
+    this.held = options.held === true;
+  }
+
+  /**
+   * Ends the hold: tasks are created for the partitions assigned now, and for every later
+   * assignment. Does nothing when not held.
+   */
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    const waiting = this.partitions.filter((tp) => !this.runners.has(taskId(tp)) && !this.pending.has(taskId(tp)));
+    if (waiting.length > 0 && this.options.active()) void this.create(waiting, this.generationCount);
+  }
 
   /** Assignments so far (0 before the first). */
   get generation(): number {
@@ -170,7 +187,7 @@ export class AssignedTasks {
     // for this one (the earlier creation sees it is no longer wanted and drops its task).
     const added = assignment.filter((tp) => !this.runners.has(taskId(tp)));
     for (const tp of added) this.options.fetcher.pause(tp);
-    if (added.length > 0) void this.create(added, generation);
+    if (added.length > 0 && !this.held) void this.create(added, generation);
   }
 
   /** Whether a task for `tp` asked for by `generation` is still wanted. */

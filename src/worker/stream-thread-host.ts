@@ -18,8 +18,10 @@ export interface StreamThreadCommand {
  * The inside of one stream thread (Kafka Streams' `StreamThread`): loads the topology file,
  * runs one {@link Worker} — a consumer-group member with its own tasks, producers, dedup
  * connections, circuit breakers and retry budgets — and answers the process on `port`: it
- * sends its log lines, says when it started (or why it could not), stops on `stop`, and answers
- * probe and metrics requests. Runs until it has stopped; an uncaught error ends the thread, and
+ * sends its log lines, says when it started (or why it could not) and each join of its group
+ * (member id and assignment), posts every change of its counters and histograms, holds its
+ * tasks until `go` when started with `holdTasks`, stops on `stop`, and answers probe and metrics
+ * requests. Runs until it has stopped; an uncaught error ends the thread, and
  * the process replaces it (see `StreamThreads`).
  */
 export async function hostStreamThread(port: MessagePort, data: StreamThreadData, command: StreamThreadCommand): Promise<void> {
@@ -29,6 +31,8 @@ export async function hostStreamThread(port: MessagePort, data: StreamThreadData
     post({ type: 'log', line: line.endsWith('\n') ? line.slice(0, -1) : line }),
   );
   let stopRequested = false;
+  /** A `go` came before the worker was made. */
+  let released = !data.holdTasks;
   /** The thread's worker and metrics, once the topology is loaded. */
   const running: { worker?: Worker; metrics?: WorkerMetrics } = {};
   let stopped: Promise<void> | undefined;
@@ -64,6 +68,10 @@ export async function hostStreamThread(port: MessagePort, data: StreamThreadData
           post({ type: 'metrics', id: message.id, metrics: values }),
         );
         return;
+      case 'go':
+        released = true;
+        running.worker?.releaseTasks();
+        return;
     }
   });
 
@@ -74,8 +82,21 @@ export async function hostStreamThread(port: MessagePort, data: StreamThreadData
     post({ type: 'failed', ...command.describeFailure(error, data.verbose) });
     return;
   }
-  const metrics = new WorkerMetrics({ application_id: topology.applicationId }, { thread: String(data.thread), processMetrics: false });
-  const worker = new Worker({ topology, config: data.config, logger, metrics, logContext, thread: data.thread });
+  // Counters and histograms are counted by the process, as they happen: a crash loses none.
+  const metrics = new WorkerMetrics(
+    { application_id: topology.applicationId },
+    { thread: String(data.thread), processMetrics: false, forward: (event) => post({ type: 'metric', event }) },
+  );
+  const worker = new Worker({
+    topology,
+    config: data.config,
+    logger,
+    metrics,
+    logContext,
+    thread: data.thread,
+    holdTasks: !released,
+    onJoined: (event) => post({ type: 'joined', memberId: event.memberId, assignment: event.assignment }),
+  });
   running.metrics = metrics;
   running.worker = worker;
   if (stopRequested) {

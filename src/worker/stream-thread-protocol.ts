@@ -1,5 +1,7 @@
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
+import type { TopicPartition } from '../record/record-types.js';
 import type { CompileOverrides } from '../topology/compile.js';
+import type { MetricEvent } from './metric-events.js';
 import type { WorkerConfig } from './worker-config.js';
 import type { ProbeResult } from './worker-health.js';
 
@@ -13,6 +15,12 @@ export interface StreamThreadData {
   readonly thread: number;
   /** Print stack traces of errors. */
   readonly verbose: boolean;
+  /**
+   * Hold the tasks until a `go` (the start gate, see `threadsSettled`): the thread joins its
+   * group and reports each join, but creates no task — its partitions stay paused — until the
+   * process says the group settled on every thread. False for a thread that replaces another.
+   */
+  readonly holdTasks: boolean;
 }
 
 /** A message from the process to a stream thread. */
@@ -22,7 +30,9 @@ export type ToThread =
   /** Answer `probes` with this id. */
   | { readonly type: 'probe'; readonly id: number }
   /** Answer `metrics` with this id. */
-  | { readonly type: 'metrics'; readonly id: number };
+  | { readonly type: 'metrics'; readonly id: number }
+  /** The group settled on every thread: start the tasks held since the start (see `holdTasks`). */
+  | { readonly type: 'go' };
 
 /** A message from a stream thread to the process. */
 export type FromThread =
@@ -30,6 +40,10 @@ export type FromThread =
   | { readonly type: 'log'; readonly line: string }
   /** The thread's worker joined its group. */
   | { readonly type: 'started' }
+  /** The thread's consumer joined its group (at every rebalance): its member id and assignment now. */
+  | { readonly type: 'joined'; readonly memberId: string; readonly assignment: readonly TopicPartition[] }
+  /** A change of the thread's counters and histograms, posted as it happens; the process counts it. */
+  | { readonly type: 'metric'; readonly event: MetricEvent }
   /**
    * The thread's worker could not start: the process exits with `exitCode` (2 bad input, 1
    * otherwise) after printing `lines` (what `weir run` prints for the error).
@@ -43,5 +57,5 @@ export type FromThread =
    */
   | { readonly type: 'died'; readonly exitCode: number; readonly lines: readonly string[] }
   | { readonly type: 'probe'; readonly id: number; readonly liveness: ProbeResult; readonly readiness: ProbeResult }
-  /** prom-client's `Registry.getMetricsAsJSON()` of the thread's metrics. */
+  /** prom-client's `Registry.getMetricsAsJSON()` of the thread's metrics (its gauges: the process counts the rest). */
   | { readonly type: 'metrics'; readonly id: number; readonly metrics: ReadonlyArray<MetricObjectWithValues<MetricValue<string>>> };

@@ -5,54 +5,32 @@ import { CappedBackoff } from '../failure/capped-backoff.js';
 import type { LogSink } from './logger.js';
 import type { Exposition } from './metrics-server.js';
 import type { FromThread, StreamThreadData, ToThread } from './stream-thread-protocol.js';
-import { ThreadMetricsHistory, type MetricsSnapshot } from './thread-metrics-history.js';
+import { StreamThreadGroup } from './stream-thread-group.js';
+import { askThreads, threadsLiveness, threadsReadiness } from './stream-thread-probes.js';
+import type { Slot, SlotState } from './stream-thread-slot.js';
+import { StreamThreadsStartError } from './stream-threads-start-error.js';
 import type { HealthProbes, ProbeResult } from './worker-health.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 
-/** How long a probe or a metrics scrape waits for a thread's answer, ms. */
-const ANSWER_TIMEOUT_MS = 3_000;
+export { StreamThreadsStartError };
+
 /** A replaced thread that ran this long resets the replacement backoff, ms. */
 const STABLE_AFTER_MS = 60_000;
-
-/** Why the stream threads could not start: what `weir run` exits with and prints. */
-export class StreamThreadsStartError extends Error {
-  constructor(
-    readonly exitCode: number,
-    readonly lines: readonly string[],
-  ) {
-    super(lines[0] ?? 'a stream thread could not start');
-  }
-}
 
 /** Options of {@link StreamThreads}. */
 export interface StreamThreadsOptions {
   /** The thread's entry module (it calls `hostStreamThread`). */
   readonly entry: URL;
-  /** What every thread is started with; each gets its own `thread` number. */
-  readonly data: Omit<StreamThreadData, 'thread'>;
+  /** What every thread is started with; each gets its own `thread` number, and `holdTasks` from the start gate. */
+  readonly data: Omit<StreamThreadData, 'thread' | 'holdTasks'>;
+  /** The threads' consumer group: the topology's `application.id`. */
+  readonly groupId: string;
   /** The process's logger, for what the process itself reports. */
   readonly logger: Logger;
   /** The process's log stream: the threads' lines are written here. */
   readonly sink: LogSink;
-  /** The process's metrics (Node's process metrics); the threads' are added to them. */
+  /** The process's metrics (Node's process metrics): the threads' counters and histograms are counted here. */
   readonly metrics: WorkerMetrics;
-}
-
-type SlotState = 'starting' | 'running' | 'replacing' | 'stopping' | 'stopped';
-
-/** One stream thread's place: the thread running in it now, and its state. */
-interface Slot {
-  readonly thread: number;
-  /** Its worker gave up for good: it is not replaced. */
-  dead?: boolean;
-  current: Thread | undefined;
-  state: SlotState;
-  startedAt: number;
-  readonly backoff: CappedBackoff;
-  /** Settles the first start of this slot (the process's start waits for every slot). */
-  onStart?: (failure?: StreamThreadsStartError) => void;
-  /** Requests waiting for this thread's answer, by id. */
-  readonly waiting: Map<number, (message: FromThread) => void>;
 }
 
 /**
@@ -61,19 +39,24 @@ interface Slot {
  * its own tasks and producers. The process stays one unit for its operator:
  *
  * - one log stream: every thread's lines (each naming its `thread`) go to the process's sink;
- * - one `/metrics`: the process's metrics and every thread's, aggregated with prom-client's
- *   `AggregatorRegistry` (counters and histograms summed over threads, and kept when a thread
- *   is replaced or misses a scrape, see {@link ThreadMetricsHistory}; a thread's own state —
- *   tasks, rebalances, task states, breakers, budgets — labelled with its `thread`);
+ * - one `/metrics`: each thread posts every change of its counters and histograms as it happens
+ *   (one message per poll or flush, see `MetricEvent`) and the process counts them in its own
+ *   registry, so they are monotonic and keep every count of a thread that crashed; a thread's own
+ *   state — tasks, task states, lag, breakers, budgets — comes from the thread at each scrape,
+ *   labelled with its `thread` (prom-client's `AggregatorRegistry`);
  * - one `/healthz` and `/readyz`: ready when every thread is; live unless a thread is not (or
  *   does not answer within 3 s: its event loop is blocked);
- * - one shutdown: `stop()` stops every thread, each committing what it did;
- * - one start: `start()` resolves when every thread joined its group, and fails (with the
- *   exit code and message of the first thread that could not start) when one cannot.
+ * - one start: `start()` resolves when every thread joined the group and the group settled on
+ *   all of them (the start gate, see `threadsSettled`): until then the threads hold their tasks,
+ *   so no task starts on a partition the next thread's join moves away — a start replays nothing.
+ *   It fails (with the exit code and message of the first thread that could not start) when one
+ *   cannot;
+ * - one shutdown: `stop()` stops every thread, each committing what it did.
  *
  * A thread that ends after it started — an uncaught error in a processor's callback, say — is
- * replaced after a backoff (1 s, doubling to 30 s), as a worker replaces a crashed consumer;
- * the other threads keep running.
+ * taken out of the group at once (a `LeaveGroup` for its member, sent by the process: see
+ * `StreamThreadGroup.leave`), so the others rebalance now instead of after its session timeout,
+ * and replaced after a backoff (1 s, doubling to 30 s), as Kafka Streams' `REPLACE_THREAD` does.
  */
 export class StreamThreads implements HealthProbes {
   /**
@@ -84,15 +67,16 @@ export class StreamThreads implements HealthProbes {
   private settleDied: (failure: StreamThreadsStartError) => void = () => undefined;
   private readonly slots: Slot[];
   private stopping = false;
-  private nextId = 0;
-  /** Keeps the counters of replaced (or silent) threads in `/metrics`. */
-  private readonly history = new ThreadMetricsHistory();
+  /** The start gate opened: threads run their tasks, and a replacement thread does at once. */
+  private gateOpen = false;
+  private readonly group: StreamThreadGroup;
 
   constructor(
     private readonly options: StreamThreadsOptions,
     count: number,
   ) {
     this.died = new Promise((resolve) => (this.settleDied = resolve));
+    this.group = new StreamThreadGroup({ groupId: options.groupId, config: options.data.config, logger: options.logger });
     this.slots = Array.from({ length: count }, (_, i) => ({
       thread: i + 1,
       current: undefined,
@@ -104,7 +88,9 @@ export class StreamThreads implements HealthProbes {
   }
 
   /**
-   * Starts every thread and waits until each has joined its group.
+   * Starts every thread, waits until each has joined its group, then opens the start gate once
+   * the group settled on all of them (at most the rebalance timeout, max(60 s, session timeout);
+   * after it the gate opens anyway, with a warning).
    *
    * @throws StreamThreadsStartError when a thread cannot start (its exit code and message); the
    *   other threads are stopped
@@ -129,15 +115,27 @@ export class StreamThreads implements HealthProbes {
       if (stopped === 'timeout') await this.terminate();
       throw failures[0]!;
     }
-    if (!this.stopping) this.options.logger.info({ threads: this.slots.length }, 'stream threads started');
+    const waitedFrom = Date.now();
+    const settled = await this.group.settle(
+      () => this.slots.map((s) => s.join),
+      Math.max(60_000, this.options.data.config.sessionTimeoutMs),
+      () => this.stopping,
+    );
+    if (this.stopping) return;
+    if (settled !== true)
+      this.options.logger.warn({ reason: settled }, 'the group did not settle on every stream thread in time: starting their tasks anyway');
+    this.gateOpen = true;
+    for (const slot of this.slots) slot.current?.postMessage({ type: 'go' } satisfies ToThread);
+    this.options.logger.info({ threads: this.slots.length, settledInMs: Date.now() - waitedFrom }, 'stream threads started');
   }
 
   private spawn(slot: Slot): void {
-    const data: StreamThreadData = { ...this.options.data, thread: slot.thread };
+    const data: StreamThreadData = { ...this.options.data, thread: slot.thread, holdTasks: !this.gateOpen };
     const thread = new Thread(this.options.entry, { workerData: data });
     slot.current = thread;
     slot.state = 'starting';
     slot.startedAt = Date.now();
+    slot.join = undefined;
     thread.on('message', (message: FromThread) => this.onMessage(slot, thread, message));
     thread.on('error', (error) => {
       if (slot.current === thread)
@@ -147,17 +145,27 @@ export class StreamThreads implements HealthProbes {
   }
 
   private onMessage(slot: Slot, thread: Thread, message: FromThread): void {
+    const current = slot.current === thread;
     switch (message.type) {
       case 'log':
         this.options.sink.write(`${message.line}\n`);
         return;
+      case 'metric':
+        // Counted even from a thread that ended since: what it posted before it died counts.
+        this.options.metrics.count(message.event, String(slot.thread));
+        return;
+      case 'joined':
+        if (current) slot.join = { memberId: message.memberId, assignment: message.assignment };
+        return;
       case 'started':
-        if (slot.current !== thread) return;
+        if (!current) return;
         slot.state = this.stopping ? 'stopping' : 'running';
         slot.onStart?.(undefined);
         slot.onStart = undefined;
         return;
       case 'failed': {
+        // Its worker stopped and left the group.
+        if (current) slot.join = undefined;
         const failure = new StreamThreadsStartError(message.exitCode, message.lines);
         if (slot.onStart !== undefined) {
           // Its first start failed: the process does not start, so the thread is not replaced.
@@ -171,9 +179,11 @@ export class StreamThreads implements HealthProbes {
         return;
       }
       case 'stopped':
+        if (current) slot.join = undefined;
         void thread.terminate();
         return;
       case 'died':
+        if (current) slot.join = undefined;
         slot.dead = true;
         this.settleDied(new StreamThreadsStartError(message.exitCode, message.lines));
         void thread.terminate();
@@ -191,6 +201,10 @@ export class StreamThreads implements HealthProbes {
     slot.current = undefined;
     for (const answer of slot.waiting.values()) answer({ type: 'stopped' });
     slot.waiting.clear();
+    // Its worker did not leave the group (it would have said so): its member leaves now.
+    const orphan = slot.join;
+    slot.join = undefined;
+    if (orphan !== undefined) void this.leave(slot, orphan.memberId);
     if (slot.onStart !== undefined) {
       // Ended before it started or said why: a crash during the start.
       slot.onStart(new StreamThreadsStartError(1, [`weir: stream thread ${slot.thread} ended during its start (exit code ${code})`]));
@@ -202,7 +216,6 @@ export class StreamThreads implements HealthProbes {
       slot.state = 'stopped';
       return;
     }
-    void this.history.threadEnded(slot.thread);
     if (Date.now() - slot.startedAt > STABLE_AFTER_MS) slot.backoff.reset();
     const delayMs = slot.backoff.next();
     slot.state = 'replacing';
@@ -210,6 +223,24 @@ export class StreamThreads implements HealthProbes {
     setTimeout(() => {
       if (!this.stopping && slot.state === 'replacing') this.spawn(slot);
     }, delayMs).unref();
+  }
+
+  /** Takes the member of a thread that ended without leaving out of the group (best effort: else its session times out). */
+  private async leave(slot: Slot, memberId: string): Promise<void> {
+    const from = Date.now();
+    try {
+      const sent = await this.group.leave(memberId);
+      if (sent)
+        this.options.logger.info(
+          { thread: slot.thread, memberId, tookMs: Date.now() - from },
+          "the ended stream thread's member left the group",
+        );
+    } catch (error) {
+      this.options.logger.warn(
+        { err: error, thread: slot.thread, memberId },
+        "could not take the ended stream thread's member out of the group; the group rebalances when its session times out",
+      );
+    }
   }
 
   /**
@@ -232,89 +263,32 @@ export class StreamThreads implements HealthProbes {
         await exited;
       }),
     );
+    await this.group.close();
   }
 
   /** Ends every thread at once, without a clean commit (a shutdown that timed out). */
   async terminate(): Promise<void> {
     this.stopping = true;
     await Promise.all(this.slots.map((slot) => slot.current?.terminate()));
-  }
-
-  /** Asks every live thread; threads that do not answer within {@link ANSWER_TIMEOUT_MS} answer `undefined`. */
-  private async ask<T extends FromThread['type']>(
-    type: T & ToThread['type'],
-  ): Promise<Array<{ slot: Slot; thread: Thread | undefined; answer: Extract<FromThread, { type: T }> | undefined }>> {
-    return Promise.all(
-      this.slots.map(async (slot) => {
-        const thread = slot.current;
-        if (thread === undefined) return { slot, thread, answer: undefined };
-        const id = ++this.nextId;
-        const answer = await new Promise<FromThread | undefined>((resolve) => {
-          const timer = setTimeout(() => {
-            slot.waiting.delete(id);
-            resolve(undefined);
-          }, ANSWER_TIMEOUT_MS);
-          slot.waiting.set(id, (message) => {
-            clearTimeout(timer);
-            resolve(message);
-          });
-          thread.postMessage({ type, id } as ToThread);
-        });
-        return { slot, thread, answer: answer?.type === type ? (answer as Extract<FromThread, { type: T }>) : undefined };
-      }),
-    );
+    await this.group.close();
   }
 
   /** `/readyz`: ready when every thread is ready (none starting, replaced or stopping). */
   async readiness(): Promise<ProbeResult> {
-    const answers = await this.ask('probe');
-    const threads = answers.map(({ slot, answer }) => ({
-      thread: slot.thread,
-      state: slot.state,
-      ...(answer === undefined ? { status: 'no answer' } : answer.readiness.body),
-      ready: answer?.readiness.status === 200 && slot.state === 'running',
-    }));
-    const waiting = threads.filter((t) => !t.ready).map((t) => t.thread);
-    const ready = !this.stopping && waiting.length === 0;
-    return {
-      status: ready ? 200 : 503,
-      body: {
-        status: ready ? 'ready' : 'not ready',
-        ...(ready ? {} : { reason: this.stopping ? 'the process is stopping' : `stream threads not ready: ${waiting.join(', ')}` }),
-        threads,
-      },
-    };
+    return threadsReadiness(await askThreads(this.slots, 'probe'), this.stopping);
   }
 
   /** `/healthz`: live unless a thread is not, or does not answer; a thread being replaced is live (its replacement is the cure). */
   async liveness(): Promise<ProbeResult> {
-    const answers = await this.ask('probe');
-    const problems: string[] = [];
-    const threads = answers.map(({ slot, answer }) => {
-      if (answer === undefined && slot.state !== 'replacing' && slot.state !== 'stopped' && slot.state !== 'stopping')
-        problems.push(`stream thread ${slot.thread} did not answer within ${ANSWER_TIMEOUT_MS} ms (its event loop is blocked)`);
-      if (answer !== undefined && answer.liveness.status !== 200) {
-        const own = answer.liveness.body['problems'];
-        for (const p of Array.isArray(own) ? own : ['unhealthy']) problems.push(`stream thread ${slot.thread}: ${String(p)}`);
-      }
-      return { thread: slot.thread, state: slot.state, ...(answer === undefined ? {} : answer.liveness.body) };
-    });
-    return {
-      status: problems.length === 0 ? 200 : 503,
-      body: { status: problems.length === 0 ? 'ok' : 'unhealthy', ...(problems.length > 0 ? { problems } : {}), threads },
-    };
+    return threadsLiveness(await askThreads(this.slots, 'probe'));
   }
 
-  /** `/metrics`: the process's metrics and every thread's that answered, aggregated (see the class comment). */
+  /** `/metrics`: the process's metrics (with every thread's counters and histograms) and the gauges of every thread that answered. */
   async exposition(): Promise<Exposition> {
-    const answers = await this.ask('metrics');
-    const all: MetricsSnapshot[] = [
+    const answers = await askThreads(this.slots, 'metrics');
+    const all = [
       await this.options.metrics.registry.getMetricsAsJSON(),
-      // The answer of a thread that ended since it answered is left out: its counters moved to
-      // the history when it ended, and counting its answer too would count them twice.
-      ...answers.flatMap(({ slot, thread, answer }) =>
-        this.history.forScrape(slot.thread, slot.current === thread ? answer?.metrics : undefined),
-      ),
+      ...answers.flatMap(({ answer }) => (answer === undefined ? [] : [answer.metrics.filter((m) => String(m.type) === 'gauge')])),
     ];
     const registry = AggregatorRegistry.aggregate(all as Array<object>);
     return { contentType: registry.contentType, body: await registry.metrics() };

@@ -1,7 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CIRCUIT_STATE_VALUE } from '../failure/circuit-breaker.js';
 import type { ResilienceRegistry } from '../runtime/processor-resilience.js';
-import type { FinalOutcome, RecordEventOutcome, TaskListener } from '../runtime/task-listener.js';
+import type { TaskListener } from '../runtime/task-listener.js';
+import { countMetricEvent, metricEventListener, type MetricEvent } from './metric-events.js';
 import type { Exposition } from './metrics-server.js';
 
 /** One task as the lag and task-state metrics see it. */
@@ -40,6 +41,14 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
  */
 export class WorkerMetrics {
   readonly registry = new Registry();
+  /**
+   * `weir_records_total`: record outcomes by input topic. `success`, `dead-letter` and
+   * `duplicate` are counted when durable — their outputs acknowledged (at_least_once) or their
+   * transaction committed (exactly_once) — so after a drain the successes equal the records the
+   * sinks got (replays included: a replayed record is counted again, as its sink has it again).
+   * One exception: a stream thread that dies while a write is in flight may leave that write's
+   * records in the sinks uncounted. `retry` and `held` count failed attempts as they happen.
+   */
   readonly records: Counter<'topic' | 'outcome'>;
   readonly deadLetters: Counter<'topic' | 'error_class'>;
   readonly commits: Counter<'topic'>;
@@ -61,22 +70,31 @@ export class WorkerMetrics {
   private resilience: { readonly registry: ResilienceRegistry; readonly now: () => number } | undefined;
   /** The `thread` label of the metrics that are one stream thread's state; none in a one-thread process. */
   private readonly thread: { readonly thread?: string };
+  /** Where counter and histogram changes go: counted here, or forwarded (a stream thread's to its process). */
+  private readonly emit: (event: MetricEvent) => void;
 
   /**
    * @param labels labels of every metric (`application_id`)
    * @param options `thread`: the stream thread these metrics count (a label on the metrics of
    *   one thread's state: tasks, rebalances, task states, circuit breakers, retry budgets; the
    *   rest are summed over the process's threads); `processMetrics`: also collect Node's process
-   *   metrics (`weir_process_*`; default true — once per process, so a stream thread does not)
+   *   metrics (`weir_process_*`; default true — once per process, so a stream thread does not);
+   *   `forward`: counter and histogram changes are not counted here but passed to it (a stream
+   *   thread posts them to its process, which counts them with {@link count}), so this registry
+   *   keeps only the gauges
    */
-  constructor(labels: Record<string, string> = {}, options: { readonly thread?: string; readonly processMetrics?: boolean } = {}) {
+  constructor(
+    labels: Record<string, string> = {},
+    options: { readonly thread?: string; readonly processMetrics?: boolean; readonly forward?: (event: MetricEvent) => void } = {},
+  ) {
     this.registry.setDefaultLabels(labels);
     this.thread = options.thread === undefined ? {} : { thread: options.thread };
+    this.emit = options.forward ?? ((event) => this.count(event));
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'weir_process_' });
     const registers = [this.registry];
     this.records = new Counter({
       name: 'weir_records_total',
-      help: 'Record outcomes by input topic: success, retry, dead-letter, duplicate',
+      help: 'Record outcomes by input topic: success, dead-letter and duplicate once durable (outputs acknowledged or transaction committed); retry and held per failed attempt',
       labelNames: ['topic', 'outcome'],
       registers,
     });
@@ -202,7 +220,7 @@ export class WorkerMetrics {
 
   /** Counts a rebalance of this worker's group. */
   countRebalance(): void {
-    this.rebalances.inc(this.thread);
+    this.emit({ kind: 'rebalance' });
   }
 
   /** Sets how many tasks (assigned partitions) this worker runs. */
@@ -245,43 +263,19 @@ export class WorkerMetrics {
   }
 
   /**
-   * A task listener that counts into these metrics: outcomes and attempt durations once per
-   * poll (`onRecords`), dead letters by error class per record, commits and end-to-end latency
-   * per flush.
+   * A task listener that counts into these metrics — or, with `forward`, passes each change to
+   * it — one event per poll and per flush (see {@link MetricEvent}), not one per record.
    */
   listener(): TaskListener {
-    return {
-      onRecords: (e) => {
-        for (const outcome of Object.keys(e.counts) as RecordEventOutcome[]) {
-          const n = e.counts[outcome];
-          if (n > 0) this.records.inc({ topic: e.topic, outcome }, n);
-          const durations = e.attemptDurationsMs[outcome];
-          if (durations === undefined) continue;
-          const labels = { topic: e.topic, outcome };
-          for (const ms of durations) this.processDuration.observe(labels, ms / 1_000);
-        }
-      },
-      onFailedRecord: (e) => {
-        if (e.outcome === 'dead-letter') this.deadLetters.inc({ topic: e.topic, error_class: e.errorClass ?? 'unknown' });
-      },
-      onFlush: (e) => {
-        if (e.committedOffset !== undefined) {
-          this.commits.inc({ topic: e.topic });
-          if (e.durationMs !== undefined) this.commitDuration.observe({ topic: e.topic }, e.durationMs / 1_000);
-        }
-        const decided = e.decidedTimestampsMs;
-        if (decided === undefined) return;
-        const now = Date.now();
-        for (const outcome of Object.keys(decided) as FinalOutcome[]) {
-          const labels = { topic: e.topic, outcome };
-          for (const timestampMs of decided[outcome] ?? []) this.endToEndLatency.observe(labels, Math.max(0, now - timestampMs) / 1_000);
-        }
-      },
-      onPortError: (e) => this.portErrors.inc({ port: e.port }),
-      onDedupSkipped: (e) => this.dedupSkipped.inc(e.records),
-      onCircuitTransition: (t) => this.circuitTransitions.inc({ processor: t.processor, from: t.from, to: t.to }),
-      onRetryDelayed: (e) => this.retriesDelayed.inc({ processor: e.processor }),
-    };
+    return metricEventListener(this.emit);
+  }
+
+  /**
+   * Counts one change: an event of this worker, or (`thread`) one a stream thread posted to its
+   * process. See {@link COUNTED_WHEN_DURABLE} for when record outcomes are counted.
+   */
+  count(event: MetricEvent, thread: string | undefined = this.thread.thread): void {
+    countMetricEvent(this, event, thread);
   }
 
   /** The metrics as Prometheus text, for a `MetricsServer`. */

@@ -36,6 +36,10 @@ export interface WorkerOptions {
   readonly logContext?: LogContext;
   /** The stream thread this worker is (1-based), when the process runs several (`--threads`). */
   readonly thread?: number;
+  /** Create no task until {@link Worker.releaseTasks} (a stream thread's start gate): partitions stay paused. */
+  readonly holdTasks?: boolean;
+  /** Told of every join of the group: the member id and the assignment it got. */
+  readonly onJoined?: (event: AssignmentEvent) => void;
 }
 
 /**
@@ -78,6 +82,8 @@ export class Worker {
   private tasksClosed: Promise<void> | undefined;
   /** A crash of the consumer that {@link restart} is starting (it starts another). */
   private crashedWhileRestarting: unknown;
+  /** Tasks wait for {@link releaseTasks}. */
+  private tasksHeld: boolean;
 
   constructor(private readonly options: WorkerOptions) {
     this.logger = options.logger.child({ applicationId: options.topology.applicationId });
@@ -85,6 +91,7 @@ export class Worker {
     this.health = new WorkerHealth(() => this.healthSnapshot(), options.config);
     this.identity = memberIdentity(options.topology.applicationId, options.config, options.thread);
     this.died = new Promise((resolve) => (this.settleDied = resolve));
+    this.tasksHeld = options.holdTasks === true;
     this.conflictGuard =
       this.identity.groupInstanceId === undefined
         ? undefined
@@ -97,6 +104,12 @@ export class Worker {
             maxFences: 3,
             windowMs: 600_000,
           });
+  }
+
+  /** Ends the hold of {@link WorkerOptions.holdTasks}: the tasks of the current and later assignments start. */
+  releaseTasks(): void {
+    this.tasksHeld = false;
+    this.tasks?.release();
   }
 
   /** The group member id of the current consumer (undefined before it joined). */
@@ -201,6 +214,7 @@ export class Worker {
       logger: this.logger,
       active: () => this.state !== 'stopping' && this.state !== 'stopped',
       atLeastOnce: topology.processingGuarantee === 'at_least_once',
+      held: this.tasksHeld,
       ...(this.options.thread !== undefined ? { thread: this.options.thread } : {}),
     });
     await membership.start();
@@ -234,6 +248,7 @@ export class Worker {
     this.transition('running');
     this.tasks?.assign(event);
     this.metrics.setTasks(event.assignment.length);
+    this.options.onJoined?.(event);
   }
 
   /**
