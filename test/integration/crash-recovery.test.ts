@@ -25,12 +25,12 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, inject, it } from 'vitest';
 import { startBroker, stopBroker } from '../../scripts/lib/kafka-broker.js';
-import { createTopics, produce, readToEnd, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { produce, readToEnd, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import type { WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { seededRandom } from '../../src/testing/seeded-random.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
-import { OWN_BROKER_START, ownBroker } from './support/own-broker.js';
+import { OWN_BROKER_START, createTopicsOnRestartedBroker, ownBroker } from './support/own-broker.js';
 import { onClient } from './support/client-under-test.js';
 import { duplicateReport } from './support/duplicate-report.js';
 import { Barrier } from './support/barrier.js';
@@ -86,20 +86,7 @@ async function run(
   const id = `weir-crash-${guarantee === 'exactly_once' ? 'eos' : 'alos'}${dedup ? '' : '-nodedup'}-${randomBytes(3).toString('hex')}`;
   fx.trackDedupKeys(id);
   const topics = { source: `${id}.in`, sink: `${id}.out`, dlq: `${id}.dlq` };
-  // A freshly started broker may answer metadata requests before it hosts new partitions: retry.
-  for (let attempt = 1; ; attempt++) {
-    const admin = fx.kafka.admin();
-    try {
-      await admin.connect();
-      await createTopics(admin, [{ topic: topics.source, partitions: PARTITIONS }]);
-      break;
-    } catch (error) {
-      if (attempt >= 10) throw error;
-      await sleep(500);
-    } finally {
-      await admin.disconnect();
-    }
-  }
+  await createTopicsOnRestartedBroker(fx.kafka, [{ topic: topics.source, partitions: PARTITIONS }]);
   await produce(fx.kafka, topics.source, scriptMessages(input.messages));
 
   const mine: WorkerProcess[] = [];
