@@ -91,7 +91,7 @@ export function checkRun(o: RunOutcome, profile: string): RunResult {
   if (violations.length > 0) {
     lines.push(...violations.map((v) => `${name} VIOLATION: ${v}`));
     lines.push(`${name} worker log events: ${JSON.stringify(Object.fromEntries(notableLogCounts(o.workers)))}`);
-    const over = t.wrongCounts.filter(([id, n]) => n > (dedup ? 1 : (t.messagesPerId.get(id) ?? 0))).map(([id]) => id);
+    const over = (dedup ? t.duplicated : t.wrongCounts.filter(([id, n]) => n > (t.messagesPerId.get(id) ?? 0))).map(([id]) => id);
     lines.push(...duplicateReport(`faults ${plan.seed}`, o.records, o.workers, over, progress.began));
     const where = new Map<string, string[]>();
     for (const r of o.sourceRecords) {
