@@ -65,6 +65,15 @@ export interface InjectedFault {
 
 const logTime = (l: WorkerLogLine): number => (typeof l['time'] === 'string' ? Date.parse(l['time']) : Number(l['time']));
 
+/** A worker's last warnings and errors and its last non-JSON output, for a violation message. */
+function lastWords(worker: WorkerProcess): string {
+  const warnings = worker.logs
+    .filter((l) => l.level >= 40)
+    .slice(-4)
+    .map((l) => `${l.msg}${l['err'] ? ` (${String((l['err'] as { message?: unknown }).message)})` : ''}`);
+  return `last warnings: ${JSON.stringify(warnings)}; other output: ${JSON.stringify(worker.otherOutput.slice(-3))}`;
+}
+
 /** Runs `plan`; never throws for what the run finds (it is in the result's violations). */
 export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResult> {
   const { fx } = ctx;
@@ -116,7 +125,7 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
     workers.set(name, worker);
     void worker.exited.then((code) => {
       if (stopping.has(worker) || finished) return;
-      violations.push(`worker ${name} (pid ${worker.child.pid}) exited on its own (${code}) at ${progress.since()}`);
+      violations.push(`worker ${name} (pid ${worker.child.pid}) exited on its own (${code}) at ${progress.since()}; ${lastWords(worker)}`);
       if (name !== 'c') start(name);
     });
     return worker;
@@ -127,7 +136,10 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
     stopping.add(worker);
     workers.delete(name);
     const code = await worker.stop(signal);
-    if (signal === 'SIGTERM' && code !== 0) violations.push(`SIGTERM of worker ${name} (pid ${worker.child.pid}) ended in ${code}, not 0`);
+    if (signal === 'SIGTERM' && code !== 0)
+      violations.push(
+        `SIGTERM of worker ${name} (pid ${worker.child.pid}) at ${progress.since()} ended in ${code}, not 0; ${lastWords(worker)}`,
+      );
   };
   const taskStarted = (w: WorkerProcess) => w.waitForLog((l) => l.msg === 'task started', 120_000);
 
@@ -151,11 +163,13 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
     switch (fault.kind) {
       case 'sigkill':
       case 'sigterm':
+        await taskStarted(workers.get(fault.worker)!); // live: a worker just restarted may still be loading
         await stop(fault.worker, fault.kind === 'sigkill' ? 'SIGKILL' : 'SIGTERM');
         start(fault.worker);
         return undefined;
       case 'zombie': {
         const worker = workers.get(fault.worker)!;
+        await taskStarted(worker);
         worker.child.kill('SIGSTOP');
         await sleep(fault.stopMs);
         worker.child.kill('SIGCONT');
@@ -233,7 +247,7 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
     await progress.note('workers stopped');
     records = await readAll(fx, [topics.sink, topics.dlq, ...topics.tiers]);
   } catch (error) {
-    violations.push(`final read failed: ${(error as Error).message.split('\n')[0]}`);
+    violations.push(`final read failed: ${(error as Error).name}: ${(error as Error).message.split('\n').slice(0, 3).join(' ')}`);
   } finally {
     finished = true;
     if (redisUrl) {
