@@ -71,7 +71,10 @@ function lastWords(worker: WorkerProcess): string {
     .filter((l) => l.level >= 40)
     .slice(-4)
     .map((l) => `${l.msg}${l['err'] ? ` (${String((l['err'] as { message?: unknown }).message)})` : ''}`);
-  return `last warnings: ${JSON.stringify(warnings)}; other output: ${JSON.stringify(worker.otherOutput.slice(-3))}`;
+  // An uncaught error prints its stack over many lines: keep the error's own line and what follows.
+  const output = worker.otherOutput;
+  const thrown = output.findLastIndex((line) => /^\S*(Error|error)\b|^Uncaught|^node:|throw /.test(line));
+  return `last warnings: ${JSON.stringify(warnings)}; other output: ${JSON.stringify(output.slice(thrown >= 0 ? Math.max(0, thrown - 2) : -3).slice(0, 8))}`;
 }
 
 /** Runs `plan`; never throws for what the run finds (it is in the result's violations). */
@@ -126,7 +129,13 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
     void worker.exited.then((code) => {
       if (stopping.has(worker) || finished) return;
       violations.push(`worker ${name} (pid ${worker.child.pid}) exited on its own (${code}) at ${progress.since()}; ${lastWords(worker)}`);
-      if (name !== 'c') start(name);
+      // Restarted as a supervisor would, once the broker is back (a start without a broker exits 1).
+      if (name !== 'c')
+        void waitFor(
+          () => !ctx.brokerDown(),
+          600_000,
+          () => 'the broker is down',
+        ).then(() => finished || start(name));
     });
     return worker;
   };
@@ -141,7 +150,8 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
         `SIGTERM of worker ${name} (pid ${worker.child.pid}) at ${progress.since()} ended in ${code}, not 0; ${lastWords(worker)}`,
       );
   };
-  const taskStarted = (w: WorkerProcess) => w.waitForLog((l) => l.msg === 'task started', 120_000);
+  // Generous: on a loaded 2-core machine eight runs' workers may take minutes to join.
+  const taskStarted = (w: WorkerProcess) => w.waitForLog((l) => l.msg === 'task started', 300_000);
 
   const progress = new CommitProgress(fx.admin, id, topics.source, began);
   let feeding = true;
@@ -245,7 +255,7 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
     finished = true;
     await Promise.all([...workers.keys()].map((name) => stop(name, 'SIGTERM')));
     await progress.note('workers stopped');
-    records = await readAll(fx, [topics.sink, topics.dlq, ...topics.tiers]);
+    records = await readAll(ctx, [topics.sink, topics.dlq, ...topics.tiers]);
   } catch (error) {
     violations.push(`final read failed: ${(error as Error).name}: ${(error as Error).message.split('\n').slice(0, 3).join(' ')}`);
   } finally {
@@ -287,17 +297,23 @@ async function waitForOutcomes(
 }
 
 /**
- * Reads `topics` to the end (readToEnd: seals, read_committed), trying again up to 3 times: a
+ * Reads `topics` to the end (readToEnd: seals, read_committed) once the broker is up, trying
+ * again up to 6 times: a run that ended early reads while the round's broker restarts, and a
  * broker that was SIGKILLed may still be recovering partitions (NOT_LEADER_OR_FOLLOWER). Seals a
  * failed attempt wrote are harmless: they follow every record the stopped workers wrote.
  */
-async function readAll(fx: IntegrationFixture, topics: readonly string[]): Promise<ReadRecord[]> {
+async function readAll(ctx: RoundContext, topics: readonly string[]): Promise<ReadRecord[]> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await readToEnd(fx.kafka, topics, { timeoutMs: 120_000 });
+      await waitFor(
+        () => !ctx.brokerDown(),
+        600_000,
+        () => 'the broker is down',
+      );
+      return await readToEnd(ctx.fx.kafka, topics, { timeoutMs: 120_000 });
     } catch (error) {
-      if (attempt >= 3) throw error;
-      await sleep(5_000);
+      if (attempt >= 6) throw error;
+      await sleep(10_000);
     }
   }
 }
