@@ -135,17 +135,19 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
           () => !ctx.brokerDown(),
           600_000,
           () => 'the broker is down',
-        ).then(() => finished || start(name));
+        ).then(() => finished || workers.get(name) !== worker || start(name));
     });
     return worker;
   };
   /** Stops a worker the campaign means to stop; a SIGTERM that does not end in exit 0 is a violation. */
   const stop = async (name: WorkerName, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> => {
     const worker = workers.get(name)!;
+    const alive = worker.child.exitCode === null && worker.child.signalCode === null;
     stopping.add(worker);
     workers.delete(name);
     const code = await worker.stop(signal);
-    if (signal === 'SIGTERM' && code !== 0)
+    // One that exited on its own before is a violation already (and is being restarted).
+    if (alive && signal === 'SIGTERM' && code !== 0)
       violations.push(
         `SIGTERM of worker ${name} (pid ${worker.child.pid}) at ${progress.since()} ended in ${code}, not 0; ${lastWords(worker)}`,
       );
