@@ -265,6 +265,7 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
     if (redisUrl) {
       await stopRedis(redisUrl, { hard: true });
       await rm(redisDataDir(redisUrl), { recursive: true, force: true });
+      await rm(`${redisDataDir(redisUrl)}.log`, { force: true });
     }
   }
   return checkRun(
