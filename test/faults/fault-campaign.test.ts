@@ -58,10 +58,11 @@ afterAll(() => {
   const counts = new Map<FaultKind, number>(FAULT_KINDS.map((k) => [k, 0]));
   for (const r of results) for (const [k, n] of faultCounts(r.injected)) counts.set(k, counts.get(k)! + n);
   const violations = results.reduce((n, r) => n + r.violations.length, 0);
+  const contract = results.reduce((n, r) => n + r.contract, 0);
   const failed = results.filter((r) => r.violations.length > 0).map((r) => `${r.plan.seed} ${configName(r.plan.config)}`);
   console.log(
     `[faults] summary: profile ${profile.name}, seed ${SEED}, ${results.length} runs, faults injected ${[...counts.values()].reduce((a, b) => a + b, 0)} ` +
-      `(${formatCounts(counts)}), violations ${violations}${failed.length > 0 ? ` (runs ${failed.join('; ')})` : ''}, ${((Date.now() - began) / 1000).toFixed(0)} s`,
+      `(${formatCounts(counts)}), violations ${violations} (delivery contract ${contract}, other ${violations - contract})${failed.length > 0 ? ` (runs ${failed.join('; ')})` : ''}, ${((Date.now() - began) / 1000).toFixed(0)} s`,
   );
 });
 

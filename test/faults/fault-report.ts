@@ -19,6 +19,8 @@ export interface RunResult {
   readonly injected: readonly InjectedFault[];
   /** Broken promises (and campaign failures: a fault not on live work, a stalled run); empty when it passed. */
   readonly violations: readonly string[];
+  /** How many of them break the delivery contract (the others: workers that exited on their own, a SIGTERM not ending in 0, a stalled run). */
+  readonly contract: number;
   /** What to print. */
   readonly lines: readonly string[];
 }
@@ -77,7 +79,8 @@ export function checkRun(o: RunOutcome, profile: string): RunResult {
     guarantee === 'at_least_once'
       ? duplicateBound({ disruptions, peakPerMs, commitIntervalMs: COMMIT_INTERVAL_MS[guarantee], tasks: PARTITIONS * (1 + o.tiers) })
       : 0;
-  const violations = [...o.violations, ...contractViolations(t, { guarantee, dedup, duplicateBound: bound })];
+  const broken = contractViolations(t, { guarantee, dedup, duplicateBound: bound });
+  const violations = [...o.violations, ...broken];
   const name = `[faults] seed ${plan.seed} ${configName(plan.config)}`;
   const extra = extraCopies(t, dedup);
   const short = shortIds(t, dedup);
@@ -101,5 +104,5 @@ export function checkRun(o: RunOutcome, profile: string): RunResult {
     for (const [id, n] of short.slice(0, 10)) lines.push(`${name} missing ${id} (${n} outcomes): input at ${where.get(id)?.join(', ')}`);
     lines.push(`${name} replay: ${replayCommand(plan, profile)}`);
   }
-  return { plan, injected: o.injected, violations, lines };
+  return { plan, injected: o.injected, violations, contract: broken.length, lines };
 }
