@@ -249,15 +249,16 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
   let records: ReadRecord[] = [];
   try {
     // Everything consumed: the source by its committed offsets, the retry tiers by their outcomes.
-    if (!(await waitForGroupCaughtUp(fx.kafka, id, [topics.source], 300_000))) violations.push('input not consumed within 300 s');
+    const caughtUp = await afterBrokerRestart(ctx, () => waitForGroupCaughtUp(fx.kafka, id, [topics.source], 300_000));
+    if (!caughtUp) violations.push('input not consumed within 300 s');
     await progress.note('input consumed');
-    sourceRecords.push(...(await readTopicNow(fx.kafka, fx.admin, topics.source, { timeoutMs: 120_000 })));
+    sourceRecords.push(...(await afterBrokerRestart(ctx, () => readTopicNow(fx.kafka, fx.admin, topics.source, { timeoutMs: 120_000 }))));
     scripts.push(...sourceRecords.map((r) => JSON.parse(r.value!.toString()) as Script));
     await waitForOutcomes(fx, [topics.sink, topics.dlq], scripts, dedup);
     finished = true;
     await Promise.all([...workers.keys()].map((name) => stop(name, 'SIGTERM')));
     await progress.note('workers stopped');
-    records = await readAll(ctx, [topics.sink, topics.dlq, ...topics.tiers]);
+    records = await afterBrokerRestart(ctx, () => readToEnd(fx.kafka, [topics.sink, topics.dlq, ...topics.tiers], { timeoutMs: 120_000 }));
   } catch (error) {
     violations.push(`final read failed: ${(error as Error).name}: ${(error as Error).message.split('\n').slice(0, 3).join(' ')}`);
   } finally {
@@ -300,12 +301,12 @@ async function waitForOutcomes(
 }
 
 /**
- * Reads `topics` to the end (readToEnd: seals, read_committed) once the broker is up, trying
- * again up to 6 times: a run that ended early reads while the round's broker restarts, and a
- * broker that was SIGKILLed may still be recovering partitions (NOT_LEADER_OR_FOLLOWER). Seals a
- * failed attempt wrote are harmless: they follow every record the stopped workers wrote.
+ * Runs `fn` (a read of the campaign's broker) once the broker is up, trying again up to 6 times,
+ * 10 s apart: a run that ended early reads while the round's broker restarts, and a broker that
+ * was SIGKILLed may still be recovering partitions (NOT_LEADER_OR_FOLLOWER). readToEnd tried
+ * again is harmless: the seals of a failed attempt follow every record the stopped workers wrote.
  */
-async function readAll(ctx: RoundContext, topics: readonly string[]): Promise<ReadRecord[]> {
+async function afterBrokerRestart<T>(ctx: RoundContext, fn: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       await waitFor(
@@ -313,7 +314,7 @@ async function readAll(ctx: RoundContext, topics: readonly string[]): Promise<Re
         600_000,
         () => 'the broker is down',
       );
-      return await readToEnd(ctx.fx.kafka, topics, { timeoutMs: 120_000 });
+      return await fn();
     } catch (error) {
       if (attempt >= 6) throw error;
       await sleep(10_000);
