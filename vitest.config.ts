@@ -68,6 +68,22 @@ const integration = (client: 'kafkajs' | 'librdkafka', groupOrder: number, inclu
 });
 
 /**
+ * The randomized fault campaign (test/faults/), a project of its own that `npm test` leaves out:
+ * `npm run test:faults` (which sets WEIR_FAULTS=1) runs it, in the profile WEIR_FAULTS_PROFILE
+ * names (`ci`, the default, or `long`). It starts its own broker and Redis servers.
+ */
+const faults = {
+  extends: true as const,
+  test: {
+    name: 'faults',
+    include: ['test/faults/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 1_800_000,
+    hookTimeout: 180_000,
+  },
+};
+
+/**
  * Three projects, one command (`npm test`):
  * - `unit`: unit and property tests beside the code (no servers).
  * - `integration-kafkajs` and then `integration-librdkafka`: the tests against the real Kafka
@@ -98,6 +114,7 @@ export default defineConfig({
       librdkafkaMissing === undefined
         ? integration('librdkafka', 1, ['test/integration/**/*.test.ts'], KAFKAJS_ONLY)
         : integration('librdkafka', 1, ['test/librdkafka-missing/*.test.ts']),
+      ...(process.env['WEIR_FAULTS'] === '1' ? [faults] : []),
     ],
   },
 });

@@ -1,7 +1,8 @@
 /**
  * The local `redis-server` for development, tests, the demo and the benchmarks:
- * {@link ensureRedis} starts one (daemonized, no persistence, pid and log files in `.kafka/`)
- * when none answers, and {@link stopRedis} / {@link stopRedisIfStarted} stop only one it started.
+ * {@link ensureRedis} starts one (daemonized, no persistence unless asked, pid and log files in
+ * `.kafka/`) when none answers, and {@link stopRedis} / {@link stopRedisIfStarted} stop only one it
+ * started.
  *
  * @module
  */
@@ -33,6 +34,22 @@ function redisPidFile(port: number): string {
   return path.join(kafkaPaths.runtimeDir, `redis-${port}.pid`);
 }
 
+/** The data folder of a persistent Redis that {@link ensureRedis} starts for `url` (`.kafka/redis-<port>/`). */
+export function redisDataDir(url: string): string {
+  return path.join(kafkaPaths.runtimeDir, `redis-${redisTarget(url).port}`);
+}
+
+/** Options of {@link ensureRedis}. */
+export interface EnsureRedisOptions {
+  /** How long to wait for a started Redis to answer, in ms (default 15 000). */
+  readonly timeoutMs?: number;
+  /**
+   * Keep the data across a restart, even a SIGKILL: an append-only file fsynced at every write,
+   * in {@link redisDataDir} (default: no persistence).
+   */
+  readonly persistent?: boolean;
+}
+
 /**
  * Whether Redis at `url` answers PING. Never throws; no retries.
  *
@@ -60,15 +77,15 @@ export async function redisAnswers(url: string = DEFAULT_REDIS_URL, timeoutMs = 
 
 /**
  * Makes sure Redis answers at `url`. When it does not and `url` is on this machine, starts
- * `redis-server` daemonized on its port (no persistence; pid and log files in `.kafka/`) and
- * waits until it answers.
+ * `redis-server` daemonized on its port (no persistence unless `options.persistent`; pid and log
+ * files in `.kafka/`) and waits until it answers.
  *
- * @param timeoutMs - how long to wait for a started Redis to answer, in ms.
  * @throws Error when Redis does not answer at a non-local address, `redis-server` is not
- *   installed or fails, or it does not answer within `timeoutMs`.
+ *   installed or fails, or it does not answer within `options.timeoutMs`.
  * @example const redis = await ensureRedis(); // … await stopRedisIfStarted(redis);
  */
-export async function ensureRedis(url: string = DEFAULT_REDIS_URL, timeoutMs = 15_000): Promise<EnsureRedisResult> {
+export async function ensureRedis(url: string = DEFAULT_REDIS_URL, options: EnsureRedisOptions = {}): Promise<EnsureRedisResult> {
+  const { timeoutMs = 15_000, persistent = false } = options;
   if (await redisAnswers(url)) return { startedByUs: false };
   const { host, port } = redisTarget(url);
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
@@ -77,6 +94,8 @@ export async function ensureRedis(url: string = DEFAULT_REDIS_URL, timeoutMs = 1
   await mkdir(kafkaPaths.runtimeDir, { recursive: true });
   const pidFile = redisPidFile(port);
   const logFile = path.join(kafkaPaths.runtimeDir, `redis-${port}.log`);
+  const dataDir = persistent ? redisDataDir(url) : kafkaPaths.runtimeDir;
+  await mkdir(dataDir, { recursive: true });
   const args = [
     '--daemonize',
     'yes',
@@ -86,10 +105,9 @@ export async function ensureRedis(url: string = DEFAULT_REDIS_URL, timeoutMs = 1
     host === 'localhost' ? '127.0.0.1' : host,
     '--save',
     '',
-    '--appendonly',
-    'no',
+    ...(persistent ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
     '--dir',
-    kafkaPaths.runtimeDir,
+    dataDir,
     '--pidfile',
     pidFile,
     '--logfile',
@@ -128,9 +146,10 @@ async function waitForPid(pidFile: string): Promise<number | undefined> {
  * Stops the `redis-server` that {@link ensureRedis} started for `url` (found through its pid
  * file in `.kafka/`, checked to still be a `redis-server`); leaves any other Redis alone.
  *
+ * @param options - `hard`: SIGKILL at once (a crash) instead of SIGTERM.
  * @returns true when a Redis process was stopped.
  */
-export async function stopRedis(url: string = DEFAULT_REDIS_URL): Promise<boolean> {
+export async function stopRedis(url: string = DEFAULT_REDIS_URL, options: { readonly hard?: boolean } = {}): Promise<boolean> {
   const { port } = redisTarget(url);
   const pidFile = redisPidFile(port);
   const pid = await readPidFile(pidFile);
@@ -139,7 +158,7 @@ export async function stopRedis(url: string = DEFAULT_REDIS_URL): Promise<boolea
     await rm(pidFile, { force: true });
     return false;
   }
-  const stopped = await terminate(pid, 10_000);
+  const stopped = await terminate(pid, 10_000, options.hard ?? false);
   await rm(pidFile, { force: true });
   return stopped;
 }

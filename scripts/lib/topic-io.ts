@@ -260,7 +260,9 @@ export async function readToEnd(
       await producer.disconnect();
     }
     const expected = metadata.reduce((n, t) => n + t.partitions.length, 0);
-    const sealed = (rs: readonly ReadRecord[]): number => rs.filter((r) => r.headers[SEAL_HEADER] !== undefined).length;
+    // Partitions whose seal was read (a partition may hold seals of an earlier, failed read too).
+    const sealed = (rs: readonly ReadRecord[]): number =>
+      new Set(rs.filter((r) => r.headers[SEAL_HEADER] !== undefined).map((r) => `${r.topic}:${r.partition}`)).size;
     const { records, complete } = await readTopics(kafka, topics, {
       until: (rs) => sealed(rs) >= expected,
       timeoutMs: options.timeoutMs,

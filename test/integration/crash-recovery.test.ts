@@ -25,14 +25,18 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, inject, it } from 'vitest';
 import { startBroker, stopBroker } from '../../scripts/lib/kafka-broker.js';
-import { createTopics, produce, readToEnd, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { produce, readToEnd, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import type { WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { seededRandom } from '../../src/testing/seeded-random.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
-import { OWN_BROKER_START, ownBroker } from './support/own-broker.js';
+import { OWN_BROKER_START, createTopicsOnRestartedBroker, ownBroker } from './support/own-broker.js';
 import { onClient } from './support/client-under-test.js';
 import { duplicateReport } from './support/duplicate-report.js';
+import { Barrier } from './support/barrier.js';
+import { CommitProgress, notableLogCounts } from './support/commit-progress.js';
+import { contractViolations, duplicateBound, outputOf, tallyOutcomes } from './support/delivery-check.js';
+import { ScriptedInput, scriptMessages } from './support/scripted-input.js';
 
 const FIXTURE = 'test/integration/fixtures/scripted-topology.ts';
 const RECORDS = 10_000;
@@ -40,60 +44,17 @@ const PARTITIONS = 4;
 const KILLS = 10;
 const SEED = Number(process.env['WEIR_CRASH_SEED'] ?? Date.now() % 1_000_000);
 
-interface Script {
-  readonly id: string;
-  readonly seq: number;
-  readonly kind?: 'poison';
-  readonly failAttempts?: number;
-  readonly forwardThenFail?: boolean;
-}
-
-/** The input: scripts with their partition keys; re-sends repeat an earlier script under its id. */
-function crashInput(random: () => number): { messages: Array<{ key: string; script: Script }>; unique: Map<string, Script> } {
-  const messages: Array<{ key: string; script: Script }> = [];
-  const unique = new Map<string, Script>();
-  const originals: Array<{ key: string; script: Script }> = [];
-  for (let seq = 0; seq < RECORDS; seq++) {
-    const roll = random();
-    if (roll < 0.03 && originals.length > 0) {
-      const original = originals[Math.floor(random() * originals.length)]!;
-      const sameKey = random() < 0.5;
-      messages.push({ key: sameKey ? original.key : `other-${seq}`, script: { ...original.script, seq } });
-      continue;
-    }
-    const id = `c${seq}`;
-    const failing = roll < 0.05 ? 'poison' : roll < 0.1 ? 'transient' : undefined;
-    const script: Script = {
-      id,
-      seq,
-      ...(failing === 'poison' ? { kind: 'poison' as const } : {}),
-      ...(failing === 'transient' ? { failAttempts: random() < 0.7 ? 1 : 2 } : {}),
-      ...(failing !== undefined && random() < 0.5 ? { forwardThenFail: true } : {}),
-    };
-    const message = { key: `key-${seq % 97}`, script };
-    messages.push(message);
-    originals.push(message);
-    unique.set(id, script);
-  }
-  return { messages, unique };
+/** The input: 10 000 scripted records (scripted-input.ts). */
+function crashInput(random: () => number): ScriptedInput {
+  const input = new ScriptedInput(random);
+  input.next(RECORDS);
+  return input;
 }
 
 const broker = ownBroker('crash');
 const { instance } = broker;
 const fx = useIntegrationFixture('weir-it-crash', { brokers: broker.start, hookTimeoutMs: 180_000 });
 fx.onTeardown(broker.remove);
-
-/** Resolves when `parties` callers have arrived; the last one runs `action` first. */
-function barrier(parties: number, action: () => Promise<void>): () => Promise<void> {
-  let arrived = 0;
-  let release!: () => void;
-  let fail!: (error: unknown) => void;
-  const done = new Promise<void>((resolve, reject) => ((release = resolve), (fail = reject)));
-  return async () => {
-    if (++arrived === parties) action().then(release, fail);
-    await done;
-  };
-}
 
 interface RunReport {
   readonly guarantee: string;
@@ -125,25 +86,8 @@ async function run(
   const id = `weir-crash-${guarantee === 'exactly_once' ? 'eos' : 'alos'}${dedup ? '' : '-nodedup'}-${randomBytes(3).toString('hex')}`;
   fx.trackDedupKeys(id);
   const topics = { source: `${id}.in`, sink: `${id}.out`, dlq: `${id}.dlq` };
-  // A freshly started broker may answer metadata requests before it hosts new partitions: retry.
-  for (let attempt = 1; ; attempt++) {
-    const admin = fx.kafka.admin();
-    try {
-      await admin.connect();
-      await createTopics(admin, [{ topic: topics.source, partitions: PARTITIONS }]);
-      break;
-    } catch (error) {
-      if (attempt >= 10) throw error;
-      await sleep(500);
-    } finally {
-      await admin.disconnect();
-    }
-  }
-  await produce(
-    fx.kafka,
-    topics.source,
-    input.messages.map((m) => ({ key: m.key, value: JSON.stringify(m.script) })),
-  );
+  await createTopicsOnRestartedBroker(fx.kafka, [{ topic: topics.source, partitions: PARTITIONS }]);
+  await produce(fx.kafka, topics.source, scriptMessages(input.messages));
 
   const mine: WorkerProcess[] = [];
   const start = (): WorkerProcess => {
@@ -183,23 +127,9 @@ async function run(
     mine.push(worker);
     return worker;
   };
-  const events: string[] = [];
-  const progressSamples: Array<{ readonly atMs: number; readonly committed: number }> = [];
-  const began = Date.now();
-  const progress = fx.admin;
-  /** Input records committed now (summed over the partitions); undefined when the broker does not answer. */
-  const committed = async (): Promise<number | undefined> => {
-    const [offsets] = await progress.fetchOffsets({ groupId: id, topics: [topics.source] }).catch(() => []);
-    if (offsets === undefined) return undefined;
-    const done = offsets.partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0);
-    progressSamples.push({ atMs: Date.now(), committed: done });
-    return done;
-  };
-  /** Logs an event with how many input records were committed by then. */
-  const note = async (what: string) => {
-    const done = await committed();
-    events.push(`${((Date.now() - began) / 1000).toFixed(1)}s ${what} (${done ?? '?'} committed)`);
-  };
+  const progress = new CommitProgress(fx.admin, id, topics.source);
+  const committed = () => progress.committed();
+  const note = (what: string) => progress.note(what);
   const taskStarted = (w: WorkerProcess) => w.waitForLog((l) => l.msg === 'task started', 90_000);
 
   let a = start();
@@ -245,19 +175,19 @@ async function run(
   expect(caughtUp).toBe(true);
   expect(await a.stop('SIGTERM')).toBe(0);
   const records = await readToEnd(fx.kafka, [topics.sink, topics.dlq], { timeoutMs: 120_000 });
-  const logs = new Map<string, number>();
-  for (const w of mine)
-    for (const l of w.logs) if (l.level >= 40 || /fenced|assigned|crashed/.test(l.msg)) logs.set(l.msg, (logs.get(l.msg) ?? 0) + 1);
-  let peakPerMs = 0;
-  for (let i = 1; i < progressSamples.length; i++) {
-    const [p, q] = [progressSamples[i - 1]!, progressSamples[i]!];
-    if (q.atMs - p.atMs >= 1_000) peakPerMs = Math.max(peakPerMs, (q.committed - p.committed) / (q.atMs - p.atMs));
-  }
   const label = `${guarantee}${dedup ? ' + dedup' : ' without dedup'}`;
-  return { guarantee: label, records, kills, lagAtBrokerKill, peakPerMs, events, logs, workers: mine, began };
+  return {
+    guarantee: label,
+    records,
+    kills,
+    lagAtBrokerKill,
+    peakPerMs: progress.peakPerMs(),
+    events: progress.events,
+    logs: notableLogCounts(mine),
+    workers: mine,
+    began: progress.began,
+  };
 }
-
-const parse = (r: ReadRecord) => JSON.parse(r.value!.toString()) as { id: string; partial?: boolean; pid?: number };
 
 describe(onClient('crash test: 10 000 records, 10 SIGKILLs on live work, a rebalance, a broker SIGKILL'), () => {
   it('exactly_once (with and without dedup): every input exactly once; at_least_once + Redis dedup: nothing lost, bounded duplicates only across crashes', async () => {
@@ -266,14 +196,14 @@ describe(onClient('crash test: 10 000 records, 10 SIGKILLs on live work, a rebal
     // The broker is SIGKILLed once all three runs are there, with their lag probed just before.
     const probes: Array<() => Promise<number>> = [];
     let lags: number[] = [];
-    const restart = barrier(3, async () => {
+    const restart = new Barrier(3, async () => {
       lags = await Promise.all(probes.map((probe) => probe()));
       await stopBroker({ instance, hard: true });
       await startBroker({ instance, ...OWN_BROKER_START });
     });
     const brokerRestart = async (probe: () => Promise<number>): Promise<number> => {
       const index = probes.push(probe) - 1;
-      await restart();
+      await restart.arrive();
       return lags[index]!;
     };
     const [eos, eosWithoutDedup, alos] = await Promise.all([
@@ -281,68 +211,41 @@ describe(onClient('crash test: 10 000 records, 10 SIGKILLs on live work, a rebal
       run('exactly_once', false, input, seededRandom(SEED + 3), brokerRestart),
       run('at_least_once', true, input, seededRandom(SEED + 2), brokerRestart),
     ]);
-    const expectedIds = [...input.unique.keys()];
-    const poison = new Set([...input.unique.values()].filter((s) => s.kind === 'poison').map((s) => s.id));
-
-    const lines: string[] = [
-      `[crash] seed ${SEED}; input ${RECORDS} records: ${input.unique.size} unique ids, ${RECORDS - input.unique.size} duplicate-key re-sends, ${poison.size} poison, ${[...input.unique.values()].filter((s) => s.failAttempts).length} transient`,
-    ];
+    const scripts = input.messages.map((m) => m.script);
+    const lines: string[] = [];
     const summary = (report: RunReport) => {
-      const counts = new Map<string, number>();
-      const pids = new Map<string, Set<number | undefined>>();
-      for (const r of report.records) {
-        const v = parse(r);
-        counts.set(v.id, (counts.get(v.id) ?? 0) + 1);
-        if (r.topic.endsWith('.out')) pids.set(v.id, (pids.get(v.id) ?? new Set()).add(v.pid));
-      }
-      const sink = report.records.filter((r) => r.topic.endsWith('.out'));
-      const dlq = report.records.filter((r) => r.topic.endsWith('.dlq'));
-      const missing = expectedIds.filter((i) => !counts.has(i));
-      const extra = [...counts.keys()].filter((i) => !input.unique.has(i));
-      const duplicated = [...counts].filter(([, n]) => n > 1);
-      const partial = sink.filter((r) => parse(r).partial).length;
+      const t = tallyOutcomes(report.records, scripts);
       lines.push(
-        `[crash] ${report.guarantee}: sink ${sink.length}, DLQ ${dlq.length}, distinct ids ${counts.size}, missing ${missing.length}, ` +
-          `duplicated ids ${duplicated.length} (${duplicated.reduce((n, [, c]) => n + c - 1, 0)} extra records), partial outputs ${partial}, ` +
+        `[crash] ${report.guarantee}: sink ${t.sink.length}, DLQ ${t.dlq.length}, distinct ids ${t.counts.size}, missing ${t.missing.length}, ` +
+          `duplicated ids ${t.duplicated.length} (${t.duplicated.reduce((n, [, c]) => n + c - 1, 0)} extra records), partial outputs ${t.partial}, ` +
           `SIGKILLs ${report.kills.length} (lags ${report.kills.map((k) => k.lag).join(', ')}), lag at the broker SIGKILL ${report.lagAtBrokerKill}, peak ${(report.peakPerMs * 1000).toFixed(0)} records/s`,
         `[crash] ${report.guarantee} timeline: ${report.events.join('; ')}`,
         `[crash] ${report.guarantee} worker log events: ${JSON.stringify(Object.fromEntries(report.logs))}`,
       );
-      return { counts, pids, sink, dlq, missing, extra, duplicated, partial };
+      return t;
     };
     const e = summary(eos);
     const n = summary(eosWithoutDedup);
     const l = summary(alos);
-    const messagesPerId = new Map<string, number>();
-    for (const m of input.messages) messagesPerId.set(m.script.id, (messagesPerId.get(m.script.id) ?? 0) + 1);
-    const wrongCounts = [...n.counts].filter(([id, c]) => c !== messagesPerId.get(id));
-    const report = (run: RunReport, ids: readonly string[]) =>
-      duplicateReport(`crash ${run.guarantee}`, run.records, run.workers, ids, run.began);
-    lines.push(
-      ...report(
-        eos,
-        e.duplicated.map(([id]) => id),
-      ),
-      ...report(
-        eosWithoutDedup,
-        wrongCounts.map(([id]) => id),
-      ),
+    lines.unshift(
+      `[crash] seed ${SEED}; input ${RECORDS} records: ${input.unique.size} unique ids, ${RECORDS - input.unique.size} duplicate-key re-sends, ${e.poison.size} poison, ${[...input.unique.values()].filter((s) => s.failAttempts).length} transient`,
     );
+    const report = (run: RunReport, ids: ReadonlyArray<readonly [string, number]>) =>
+      duplicateReport(
+        `crash ${run.guarantee}`,
+        run.records,
+        run.workers,
+        ids.map(([id]) => id),
+        run.began,
+      );
+    lines.push(...report(eos, e.duplicated), ...report(eosWithoutDedup, n.wrongCounts));
     lines.push(`[crash] total ${((Date.now() - began) / 1000).toFixed(0)} s`);
     console.log(lines.join('\n'));
 
-    // exactly_once: each input exactly once in sink + DLQ, the poison ones in the DLQ.
-    expect(e.missing).toEqual([]);
-    expect(e.extra).toEqual([]);
-    expect(e.duplicated).toEqual([]);
-    expect(e.partial).toBe(0);
-    expect(new Set(e.dlq.map((r) => parse(r).id))).toEqual(poison);
-
-    // exactly_once without dedup: every input message exactly once, re-sent keys included.
-    expect(n.missing).toEqual([]);
-    expect(n.extra).toEqual([]);
-    expect(n.partial).toBe(0);
-    expect(wrongCounts).toEqual([]);
+    // exactly_once: each input exactly once in sink + DLQ (with dedup: each id; without: every
+    // input message, re-sent keys included), the poison ones in the DLQ, no partial output.
+    expect(contractViolations(e, { guarantee: 'exactly_once', dedup: true })).toEqual([]);
+    expect(contractViolations(n, { guarantee: 'exactly_once', dedup: false })).toEqual([]);
 
     // Every run: each kill on live work (the committed offset moved since the previous kill, input
     // left), and the broker SIGKILLed while records were in flight.
@@ -356,19 +259,20 @@ describe(onClient('crash test: 10 000 records, 10 SIGKILLs on live work, a rebal
       expect(report.lagAtBrokerKill, report.guarantee).toBeGreaterThan(0);
     }
 
-    // at_least_once + dedup: nothing lost; every duplicate output came from two worker incarnations.
-    expect(l.missing).toEqual([]);
-    expect(l.extra).toEqual([]);
-    expect(l.partial).toBe(0);
+    // at_least_once + dedup: nothing lost; every duplicate output came from two worker incarnations;
+    // the duplicates within the bound, from the run: per disruption (each kill, the two
+    // rebalances, the broker kill) one commit interval's records at the run's peak rate (twice,
+    // for bursts) plus the record in hand of each task.
     for (const [id] of l.duplicated) {
-      const sinkCopies = l.sink.filter((r) => parse(r).id === id);
-      if (sinkCopies.length > 1) expect(new Set(sinkCopies.map((r) => parse(r).pid)).size).toBe(sinkCopies.length);
+      const sinkCopies = l.sink.filter((r) => outputOf(r).id === id);
+      if (sinkCopies.length > 1) expect(new Set(sinkCopies.map((r) => outputOf(r).pid)).size).toBe(sinkCopies.length);
     }
-    // The duplicate bound, from the run: per disruption (each kill, the two rebalances, the broker
-    // kill) one commit interval's records at the run's peak rate (twice, for bursts) plus the
-    // record in hand of each task.
-    const disruptions = alos.kills.length + 3;
-    const bound = disruptions * (Math.ceil(2 * alos.peakPerMs * COMMIT_INTERVAL_MS.at_least_once) + PARTITIONS);
-    expect(l.duplicated.reduce((sum, [, c]) => sum + c - 1, 0)).toBeLessThanOrEqual(bound);
+    const bound = duplicateBound({
+      disruptions: alos.kills.length + 3,
+      peakPerMs: alos.peakPerMs,
+      commitIntervalMs: COMMIT_INTERVAL_MS.at_least_once,
+      tasks: PARTITIONS,
+    });
+    expect(contractViolations(l, { guarantee: 'at_least_once', dedup: true, duplicateBound: bound })).toEqual([]);
   }, 900_000);
 });

@@ -8,9 +8,12 @@
  * fx.onTeardown(broker.remove);
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Kafka } from 'kafkajs';
 import { instanceBrokers, type BrokerInstance } from '../../../scripts/lib/broker-instance.js';
 import { freePort } from '../../../scripts/lib/free-port.js';
 import { removeBrokerInstance, startBroker } from '../../../scripts/lib/kafka-broker.js';
+import { createTopics } from '../../../scripts/lib/topic-io.js';
 
 /** The broker's JVM heap and how long a start may take, ms. */
 export const OWN_BROKER_START = { heap: '512m', timeoutMs: 120_000 } as const;
@@ -38,4 +41,27 @@ export function ownBroker(prefix: string): OwnBroker {
       await removeBrokerInstance(instance);
     },
   };
+}
+
+/**
+ * Creates topics (see topic-io.ts) on a broker that may have just been (re)started: such a broker
+ * may answer metadata requests before it hosts new partitions, so a failure is tried again, every
+ * 500 ms, up to 10 times.
+ *
+ * @throws the last error after 10 attempts
+ */
+export async function createTopicsOnRestartedBroker(kafka: Kafka, topics: Parameters<typeof createTopics>[1]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const admin = kafka.admin();
+    try {
+      await admin.connect();
+      await createTopics(admin, topics);
+      return;
+    } catch (error) {
+      if (attempt >= 10) throw error;
+      await sleep(500);
+    } finally {
+      await admin.disconnect();
+    }
+  }
 }

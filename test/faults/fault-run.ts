@@ -1,0 +1,325 @@
+/**
+ * One run of the fault campaign: a fresh application on the round's broker (and, with dedup, a
+ * Redis of its own), workers `a` and `b` of the scripted topology, input topped up so that work
+ * is always left, the plan's faults one after another — each on live work: the committed offset
+ * moved since the previous fault (it recovered) and input is left — then everything consumed,
+ * the workers stopped, and sink, DLQ and retry tiers read to the end (read_committed) and checked.
+ */
+import { randomBytes } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../../scripts/lib/free-port.js';
+import { ensureRedis, redisDataDir, stopRedis } from '../../scripts/lib/redis-server.js';
+import { produce, readTopicNow, readTopics, readToEnd, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { waitFor } from '../../scripts/lib/wait-for.js';
+import type { WorkerLogLine, WorkerProcess } from '../../scripts/lib/worker-process.js';
+import { seededRandom } from '../../src/testing/seeded-random.js';
+import type { Script } from '../integration/fixtures/scripted-topology.js';
+import { CommitProgress } from '../integration/support/commit-progress.js';
+import type { IntegrationFixture } from '../integration/support/integration-fixture.js';
+import { createTopicsOnRestartedBroker } from '../integration/support/own-broker.js';
+import { SCRIPTED_TOPOLOGY } from '../integration/support/scripted-scenario.js';
+import { ScriptedInput, scriptMessages } from '../integration/support/scripted-input.js';
+import {
+  COMMIT_INTERVAL_MS,
+  describeCampaignFault,
+  MAX_ATTEMPTS,
+  PARTITIONS,
+  SESSION_TIMEOUT_MS,
+  type CampaignFault,
+  type RunPlan,
+  type WorkerName,
+} from './fault-plan.js';
+import { checkRun, type RunResult } from './fault-report.js';
+
+/** Input produced up front, and topped up by a chunk whenever the lag falls below the low-water mark. */
+const INITIAL_INPUT = 1_500;
+const TOP_UP = 1_000;
+const LOW_WATER = 1_000;
+/**
+ * The dedup claims' TTL, ms: above the longest write a broker restart can hold up (the
+ * documented bound), and far below a run, so windows that take longer than it to process — a
+ * loaded machine, a zombie's partitions — exercise the check of the claims before each write.
+ */
+const CLAIM_TTL_MS = 120_000;
+/** Every this many records a `crash` record, in runs whose schedule has a thread crash. */
+const CRASH_EVERY = 50;
+
+/** What a run shares with the other runs of its round. */
+export interface RoundContext {
+  readonly fx: IntegrationFixture;
+  /** The profile's name, for the replay command. */
+  readonly profile: string;
+  /** The round's broker restart: waits for the round's other runs, then SIGKILLs and restarts the broker; resolves with the lag `probe` returned just before the kill. */
+  brokerRestart(probe: () => Promise<number | undefined>): Promise<number | undefined>;
+  /** This run will not come to the broker restart (it failed before). */
+  leaveBrokerRestart(): void;
+  /** True while the broker is down (the input top-up pauses). */
+  brokerDown(): boolean;
+}
+
+/** A fault as it was injected: when (epoch ms), and the committed input and lag at that moment. */
+export interface InjectedFault {
+  readonly fault: CampaignFault;
+  readonly atMs: number;
+  readonly committed: number;
+  readonly lag: number | undefined;
+}
+
+const logTime = (l: WorkerLogLine): number => (typeof l['time'] === 'string' ? Date.parse(l['time']) : Number(l['time']));
+
+/** A worker's last warnings and errors and its last non-JSON output, for a violation message. */
+function lastWords(worker: WorkerProcess): string {
+  const warnings = worker.logs
+    .filter((l) => l.level >= 40)
+    .slice(-4)
+    .map((l) => `${l.msg}${l['err'] ? ` (${String((l['err'] as { message?: unknown }).message)})` : ''}`);
+  // An uncaught error prints its stack over many lines: keep the error's own line and what follows.
+  const output = worker.otherOutput;
+  const thrown = output.findLastIndex((line) => /^\S*(Error|error)\b|^Uncaught|^node:|throw /.test(line));
+  return `last warnings: ${JSON.stringify(warnings)}; other output: ${JSON.stringify(output.slice(thrown >= 0 ? Math.max(0, thrown - 2) : -3).slice(0, 8))}`;
+}
+
+/** Runs `plan`; never throws for what the run finds (it is in the result's violations). */
+export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResult> {
+  const { fx } = ctx;
+  const { client, guarantee, dedup } = plan.config;
+  const id = `wf-${client === 'kafkajs' ? 'kjs' : 'rdk'}-${guarantee === 'exactly_once' ? 'eos' : 'alos'}-${dedup ? 'dd' : 'nd'}-${randomBytes(3).toString('hex')}`;
+  const tiers = plan.retryMode === 'topics' ? Array.from({ length: MAX_ATTEMPTS - 1 }, (_, n) => `${id}.scripted.retry.${n}`) : [];
+  const topics = { source: `${id}.in`, sink: `${id}.out`, dlq: `${id}.dlq`, tiers };
+  const began = Date.now();
+  const violations: string[] = [];
+  const redisUrl = dedup ? `redis://127.0.0.1:${await freePort()}` : undefined;
+  if (redisUrl) await ensureRedis(redisUrl, { persistent: true });
+  const marker = path.join(fx.tempDir(), 'crashed');
+  await writeFile(marker, ''); // present: crash records succeed; removed: the next one crashes its thread
+  await createTopicsOnRestartedBroker(fx.kafka, [{ topic: topics.source, partitions: PARTITIONS }]);
+  const input = new ScriptedInput(seededRandom(plan.seed + 7_919), plan.threads > 1 ? { crashEvery: CRASH_EVERY } : {});
+  await produce(fx.kafka, topics.source, scriptMessages(input.next(INITIAL_INPUT)));
+
+  const every: WorkerProcess[] = [];
+  const workers = new Map<WorkerName, WorkerProcess>();
+  const stopping = new Set<WorkerProcess>();
+  let finished = false;
+  const start = (name: WorkerName): WorkerProcess => {
+    const worker = fx.startWorker(SCRIPTED_TOPOLOGY, {
+      args: [
+        ...['--application-id', id, '--client', client, '--guarantee', guarantee, '--brokers', fx.brokers],
+        ...['--commit-interval-ms', String(COMMIT_INTERVAL_MS[guarantee]), '--session-timeout-ms', String(SESSION_TIMEOUT_MS)],
+        ...['--heartbeat-interval-ms', '1000', '--transaction-timeout-ms', '10000', '--shutdown-timeout-ms', '20000'],
+        ...['--threads', String(plan.threads)],
+        ...(redisUrl ? ['--redis-url', redisUrl] : []),
+      ],
+      env: {
+        WEIR_TEST_SOURCE: topics.source,
+        WEIR_TEST_SINK: topics.sink,
+        WEIR_TEST_DLQ: topics.dlq,
+        WEIR_TEST_DEDUP: dedup ? 'redis' : 'off',
+        // docs/guarantees.md: keep claimTtlMs above the time one write can take (a broker outage).
+        WEIR_TEST_CLAIM_TTL_MS: String(CLAIM_TTL_MS),
+        WEIR_TEST_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
+        WEIR_TEST_BACKOFF_MS: '5',
+        WEIR_TEST_RETRY_MODE: plan.retryMode,
+        WEIR_TEST_RECORD_DELAY_MS: '10',
+        WEIR_TEST_CRASH_MARKER: marker,
+        ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+      },
+    });
+    every.push(worker);
+    workers.set(name, worker);
+    void worker.exited.then((code) => {
+      if (stopping.has(worker) || finished) return;
+      violations.push(`worker ${name} (pid ${worker.child.pid}) exited on its own (${code}) at ${progress.since()}; ${lastWords(worker)}`);
+      // Restarted as a supervisor would, once the broker is back (a start without a broker exits 1).
+      if (name !== 'c')
+        void waitFor(
+          () => !ctx.brokerDown(),
+          600_000,
+          () => 'the broker is down',
+        ).then(() => finished || workers.get(name) !== worker || start(name));
+    });
+    return worker;
+  };
+  /** Stops a worker the campaign means to stop; a SIGTERM that does not end in exit 0 is a violation. */
+  const stop = async (name: WorkerName, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> => {
+    const worker = workers.get(name)!;
+    const alive = worker.child.exitCode === null && worker.child.signalCode === null;
+    stopping.add(worker);
+    workers.delete(name);
+    const code = await worker.stop(signal);
+    // One that exited on its own before is a violation already (and is being restarted).
+    if (alive && signal === 'SIGTERM' && code !== 0)
+      violations.push(
+        `SIGTERM of worker ${name} (pid ${worker.child.pid}) at ${progress.since()} ended in ${code}, not 0; ${lastWords(worker)}`,
+      );
+  };
+  // Generous: on a loaded 2-core machine eight runs' workers may take minutes to join.
+  const taskStarted = (w: WorkerProcess) => w.waitForLog((l) => l.msg === 'task started', 300_000);
+
+  const progress = new CommitProgress(fx.admin, id, topics.source, began);
+  let feeding = true;
+  const feeder = (async () => {
+    while (feeding) {
+      await sleep(500);
+      if (ctx.brokerDown()) continue;
+      const lag = await progress.lag();
+      // A failed produce (the broker restarting) may have written its records or not: the
+      // checker reads the input back from the source topic.
+      if (lag !== undefined && lag < LOW_WATER)
+        await produce(fx.kafka, topics.source, scriptMessages(input.next(TOP_UP))).catch(() => undefined);
+    }
+  })();
+
+  const injected: InjectedFault[] = [];
+  let arrivedAtBroker = false;
+  const inject = async (fault: CampaignFault): Promise<number | undefined> => {
+    switch (fault.kind) {
+      case 'sigkill':
+      case 'sigterm':
+        await taskStarted(workers.get(fault.worker)!); // live: a worker just restarted may still be loading
+        await stop(fault.worker, fault.kind === 'sigkill' ? 'SIGKILL' : 'SIGTERM');
+        start(fault.worker);
+        return undefined;
+      case 'zombie': {
+        const worker = workers.get(fault.worker)!;
+        await taskStarted(worker);
+        worker.child.kill('SIGSTOP');
+        await sleep(fault.stopMs);
+        worker.child.kill('SIGCONT');
+        return undefined;
+      }
+      case 'broker-restart':
+        arrivedAtBroker = true;
+        return ctx.brokerRestart(() => progress.lag());
+      case 'redis-restart':
+        if (redisUrl === undefined) throw new Error('a Redis restart in a run without dedup (no Redis of its own)');
+        await stopRedis(redisUrl, { hard: true });
+        await sleep(fault.downMs);
+        await ensureRedis(redisUrl, { persistent: true });
+        return undefined;
+      case 'thread-crash': {
+        const armedAt = Date.now();
+        await rm(marker);
+        const crashed = (l: WorkerLogLine) => l.msg === 'stream thread ended; replacing it' && logTime(l) >= armedAt;
+        await Promise.any([...workers.values()].map((w) => w.waitForLog(crashed, 120_000)));
+        return undefined;
+      }
+      case 'rebalance':
+        await taskStarted(start('c'));
+        await sleep(fault.stayMs);
+        await stop('c', 'SIGTERM');
+        return undefined;
+    }
+  };
+
+  try {
+    await Promise.all([taskStarted(start('a')), taskStarted(start('b'))]);
+    await progress.note('workers a and b running');
+    let previous = 0;
+    for (const [i, step] of plan.faults.entries()) {
+      await sleep(step.gapMs);
+      const what = `#${i + 1} ${describeCampaignFault(step.fault)}`;
+      // Live work: the committed offset moved since the previous fault, and input is left.
+      const live = await waitFor(
+        async () => {
+          const committed = await progress.committed();
+          const lag = await progress.lag();
+          return committed !== undefined && lag !== undefined && lag > 0 && committed > previous ? { lag, committed } : undefined;
+        },
+        180_000,
+        () => `${what}: the committed offset did not move past ${previous} within 180 s (no recovery from the previous fault)`,
+      );
+      const atMs = Date.now();
+      const lagAtBrokerKill = await inject(step.fault);
+      const lag = step.fault.kind === 'broker-restart' ? lagAtBrokerKill : live.lag;
+      injected.push({ fault: step.fault, atMs, committed: live.committed, lag });
+      if (lag === undefined || lag <= 0) violations.push(`${what}: not on live work (lag ${lag})`);
+      await progress.note(`${what} (lag ${lag ?? '?'} at ${progress.since(atMs)})`);
+      previous = live.committed;
+    }
+  } catch (error) {
+    violations.push(`fault phase failed at ${progress.since()}: ${(error as Error).message.split('\n')[0]}`);
+  } finally {
+    if (!arrivedAtBroker && plan.faults.some((f) => f.fault.kind === 'broker-restart')) ctx.leaveBrokerRestart();
+    feeding = false;
+    await feeder;
+  }
+
+  const scripts: Script[] = [];
+  const sourceRecords: ReadRecord[] = [];
+  let records: ReadRecord[] = [];
+  try {
+    // Everything consumed: the source by its committed offsets, the retry tiers by their outcomes.
+    const caughtUp = await afterBrokerRestart(ctx, () => waitForGroupCaughtUp(fx.kafka, id, [topics.source], 300_000));
+    if (!caughtUp) violations.push('input not consumed within 300 s');
+    await progress.note('input consumed');
+    sourceRecords.push(...(await afterBrokerRestart(ctx, () => readTopicNow(fx.kafka, fx.admin, topics.source, { timeoutMs: 120_000 }))));
+    scripts.push(...sourceRecords.map((r) => JSON.parse(r.value!.toString()) as Script));
+    await waitForOutcomes(fx, [topics.sink, topics.dlq], scripts, dedup);
+    finished = true;
+    await Promise.all([...workers.keys()].map((name) => stop(name, 'SIGTERM')));
+    await progress.note('workers stopped');
+    records = await afterBrokerRestart(ctx, () => readToEnd(fx.kafka, [topics.sink, topics.dlq, ...topics.tiers], { timeoutMs: 120_000 }));
+  } catch (error) {
+    violations.push(`final read failed: ${(error as Error).name}: ${(error as Error).message.split('\n').slice(0, 3).join(' ')}`);
+  } finally {
+    finished = true;
+    if (redisUrl) {
+      await stopRedis(redisUrl, { hard: true });
+      await rm(redisDataDir(redisUrl), { recursive: true, force: true });
+      await rm(`${redisDataDir(redisUrl)}.log`, { force: true });
+    }
+  }
+  return checkRun(
+    { plan, id, tiers: tiers.length, injected, violations, scripts, sourceRecords, records, progress, workers: every },
+    ctx.profile,
+  );
+}
+
+/** Waits (up to 120 s) until sink + DLQ hold every input id as often as expected (retry tiers drained). */
+async function waitForOutcomes(
+  fx: IntegrationFixture,
+  topics: readonly string[],
+  scripts: readonly Script[],
+  dedup: boolean,
+): Promise<void> {
+  const wanted = new Map<string, number>();
+  for (const s of scripts) wanted.set(s.id, dedup ? 1 : (wanted.get(s.id) ?? 0) + 1);
+  let seen = 0;
+  await readTopics(fx.kafka, topics, {
+    timeoutMs: 120_000,
+    until: (records) => {
+      for (; seen < records.length; seen++) {
+        const { id } = JSON.parse(records[seen]!.value!.toString()) as Script;
+        const left = wanted.get(id);
+        if (left === undefined) continue;
+        if (left <= 1) wanted.delete(id);
+        else wanted.set(id, left - 1);
+      }
+      return wanted.size === 0;
+    },
+  });
+}
+
+/**
+ * Runs `fn` (a read of the campaign's broker) once the broker is up, trying again up to 6 times,
+ * 10 s apart: a run that ended early reads while the round's broker restarts, and a broker that
+ * was SIGKILLed may still be recovering partitions (NOT_LEADER_OR_FOLLOWER). readToEnd tried
+ * again is harmless: the seals of a failed attempt follow every record the stopped workers wrote.
+ */
+async function afterBrokerRestart<T>(ctx: RoundContext, fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await waitFor(
+        () => !ctx.brokerDown(),
+        600_000,
+        () => 'the broker is down',
+      );
+      return await fn();
+    } catch (error) {
+      if (attempt >= 6) throw error;
+      await sleep(10_000);
+    }
+  }
+}
