@@ -85,7 +85,7 @@ describe(onClient('weir run with Redis dedup'), () => {
       const records = unique.length + duplicates;
       const scriptCalls = (await scriptCallsSoFar()) - callsBefore;
       console.log(
-        `[dedup] ${records} records, ${duplicates} duplicates dropped; Redis script calls (INFO commandstats): ${scriptCalls} (claim + confirm per batch, recover per task)`,
+        `[dedup] ${records} records, ${duplicates} duplicates dropped; Redis script calls (INFO commandstats): ${scriptCalls} (claim, check before the write and confirm per batch, recover per task)`,
       );
       expect(scriptCalls).toBeGreaterThan(0);
       expect(scriptCalls).toBeLessThan(records / 10);
