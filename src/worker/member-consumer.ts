@@ -91,16 +91,36 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
     await this.consumer?.stop();
   }
 
+  /**
+   * Flow control of a task's partition. A consumer that stopped (it crashed, and the worker is
+   * replacing it) refuses these calls — kafkajs throws "Consumer group was not initialized" —
+   * and has nothing to pause any more: the worker closes its tasks and the next consumer's tasks
+   * start paused and seek afresh. So a refusal is logged at debug and goes no further (it was
+   * thrown into a task's loop and ended the process during a broker outage).
+   */
   pause(tp: TopicPartition): void {
-    this.consumer?.pause(tp);
+    this.flowControl('pause', tp, (c) => c.pause(tp));
   }
 
   resume(tp: TopicPartition): void {
-    this.consumer?.resume(tp);
+    this.flowControl('resume', tp, (c) => c.resume(tp));
   }
 
   seek(tp: TopicPartition, offset: number): void {
-    this.consumer?.seek(tp, offset);
+    this.flowControl('seek', tp, (c) => c.seek(tp, offset));
+  }
+
+  private flowControl(call: 'pause' | 'resume' | 'seek', tp: TopicPartition, action: (consumer: GroupConsumer) => void): void {
+    const consumer = this.consumer;
+    if (consumer === undefined) return;
+    try {
+      action(consumer);
+    } catch (error) {
+      this.options.logger.debug(
+        { err: error, topic: tp.topic, partition: tp.partition },
+        `consumer ${call} refused (the consumer stopped)`,
+      );
+    }
   }
 
   /** Commits through whichever consumer is current. @throws IllegalStateError without one; the client's error */

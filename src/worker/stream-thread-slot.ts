@@ -23,6 +23,8 @@ export interface Slot {
   readonly backoff: CappedBackoff;
   /** Settles the first start of this slot (the process's start waits for every slot). */
   onStart?: (failure?: StreamThreadsStartError) => void;
+  /** The pending start of its replacement (state `replacing`), cleared on stop. */
+  replaceTimer?: NodeJS.Timeout;
   /** Requests waiting for this thread's answer, by id. */
   readonly waiting: Map<number, (message: FromThread) => void>;
   /**

@@ -220,9 +220,12 @@ export class StreamThreads implements HealthProbes {
     const delayMs = slot.backoff.next();
     slot.state = 'replacing';
     this.options.logger.error({ thread: slot.thread, exitCode: code, replaceInMs: delayMs }, 'stream thread ended; replacing it');
-    setTimeout(() => {
+    // Not unref()'d: while every thread is being replaced, this timer is what keeps the process
+    // alive (else it would end with no thread at all). stop() and terminate() clear it.
+    slot.replaceTimer = setTimeout(() => {
+      slot.replaceTimer = undefined;
       if (!this.stopping && slot.state === 'replacing') this.spawn(slot);
-    }, delayMs).unref();
+    }, delayMs);
   }
 
   /** Takes the member of a thread that ended without leaving out of the group (best effort: else its session times out). */
@@ -250,6 +253,7 @@ export class StreamThreads implements HealthProbes {
    */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.cancelReplacements();
     await Promise.all(
       this.slots.map(async (slot) => {
         const thread = slot.current;
@@ -269,8 +273,17 @@ export class StreamThreads implements HealthProbes {
   /** Ends every thread at once, without a clean commit (a shutdown that timed out). */
   async terminate(): Promise<void> {
     this.stopping = true;
+    this.cancelReplacements();
     await Promise.all(this.slots.map((slot) => slot.current?.terminate()));
     await this.group.close();
+  }
+
+  /** Clears the pending replacements' timers (the process is stopping). */
+  private cancelReplacements(): void {
+    for (const slot of this.slots) {
+      clearTimeout(slot.replaceTimer);
+      slot.replaceTimer = undefined;
+    }
   }
 
   /** `/readyz`: ready when every thread is ready (none starting, replaced or stopping). */
