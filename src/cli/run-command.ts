@@ -10,6 +10,7 @@ import { MetricsPortError } from '../errors.js';
 import type { CompileOverrides } from '../topology/compile.js';
 import { WorkerMetrics } from '../worker/worker-metrics.js';
 import { loadTopology } from './load-topology.js';
+import { StopSignals } from './stop-signals.js';
 import { EXIT, exitCodeOf, reportError } from './report-error.js';
 
 /** Flags of `weir run` (commander's camelCase names). */
@@ -101,6 +102,7 @@ function oneWorker(worker: Worker, metrics: WorkerMetrics): StreamProcess {
 }
 
 async function run(file: string, flags: RunFlags): Promise<number> {
+  const signals = new StopSignals();
   const verbose = flags.verbose === true;
   let config;
   let topology;
@@ -127,6 +129,8 @@ async function run(file: string, flags: RunFlags): Promise<number> {
     reportError(error, verbose);
     return exitCodeOf(error);
   }
+  // Stopped while the file loaded: nothing started, nothing to commit.
+  if (signals.received !== undefined) return EXIT.ok;
   const logContext = new LogContext();
   const sink = createLogSink();
   const logger = pino(loggerOptions(config.logLevel, logContext), sink);
@@ -164,18 +168,8 @@ async function run(file: string, flags: RunFlags): Promise<number> {
 
   // The first SIGINT/SIGTERM shuts down gracefully (also while the worker is still starting);
   // a second one exits at once, as in most servers.
-  const stopSignal = new Promise<string>((resolve) => {
-    let signals = 0;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      if (++signals > 1) {
-        logger.warn({ signal }, 'second signal: exiting now, without a clean commit');
-        process.exit(EXIT.failure);
-      }
-      resolve(signal);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
+  signals.useLogger(logger);
+  const stopSignal = signals.first;
   const started = (async () => {
     if (config.metricsPort !== undefined) {
       const port = await server.listen(config.metricsPort).catch((error: unknown) => {

@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/lib/repo-paths.js';
@@ -83,6 +83,34 @@ export default topology('app').source('in').process('enrich', (r) => r.value, { 
     expect(lines.at(-1)).toBe("(add --help to see the command's arguments and options)");
     expect(lines.length).toBeLessThanOrEqual(2);
     expect(result.stderr).not.toContain('Usage:');
+  });
+
+  it('a SIGTERM while the topology file is still loading ends in exit 0, not in death by the signal', async () => {
+    const marker = path.join(tmp, `loading-${randomUUID().slice(0, 8)}`);
+    const file = topologyFile(
+      'slow-load.ts',
+      `import { writeFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { topology, sink } from 'weir';
+writeFileSync(${JSON.stringify(marker)}, 'loading');
+await sleep(5_000);
+export default topology('cli-slow').source('cli-slow-in', 'json').process('copy', (r) => r.value).branch({ success: sink('cli-slow-out') });
+`,
+    );
+    const began = Date.now();
+    const result = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      const child = execFile(process.execPath, [path.join(repoRoot, 'bin', 'weir.js'), 'run', file], { cwd: repoRoot, timeout: 60_000 });
+      child.on('exit', (code, signal) => resolve({ code, signal }));
+      // SIGTERM once the file is being loaded (it wrote its marker), well before its 5 s are up.
+      const poll = setInterval(() => {
+        if (existsSync(marker)) {
+          clearInterval(poll);
+          child.kill('SIGTERM');
+        }
+      }, 20);
+    });
+    expect(await result).toEqual({ code: 0, signal: null });
+    expect(Date.now() - began).toBeLessThan(30_000);
   });
 
   it('exits 2 naming the source for .source().branch() without a processor (a compile error, not a TypeError)', async () => {
