@@ -1,19 +1,7 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { captureLog } from './log-capture.test-support.js';
 import type { CircuitTransition } from '../failure/circuit-breaker.js';
 import { CircuitOpenLog, OPEN_SUMMARY_EVERY_MS } from './circuit-open-log.js';
-
-function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
-}
 
 const T0 = Date.UTC(2026, 11, 3);
 const open = (atMs: number, from: CircuitTransition['from'], error = 'dependency answered 503'): CircuitTransition => ({
@@ -29,7 +17,7 @@ const open = (atMs: number, from: CircuitTransition['from'], error = 'dependency
 
 describe('circuit breaker log during an outage', () => {
   it('a 2-minute outage with a failed probe every 4 s: the first opening in full, one summary a minute, then the close with the total', () => {
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLog();
     const log = new CircuitOpenLog(logger);
     log.transition(open(T0, 'closed'));
     let t = T0;
@@ -61,7 +49,7 @@ describe('circuit breaker log during an outage', () => {
   });
 
   it('a breaker that opens again after it closed starts a new spell with a full line', () => {
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLog();
     const log = new CircuitOpenLog(logger);
     log.transition(open(T0, 'closed'));
     log.transition({ processor: 'enrich', from: 'half-open', to: 'closed', atMs: T0 + 4_000, openedForMs: 4_000 });

@@ -1,24 +1,12 @@
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import { captureLog } from './log-capture.test-support.js';
 import { DedupStoreError } from '../errors.js';
 import type { TaskListener } from '../runtime/task-listener.js';
 import { combineTaskListeners, taskLogListener } from './task-log-listener.js';
 
-function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { logger: pino({ level: 'info' }, stream), lines };
-}
-
 describe('task log listener', () => {
   it('logs failed port calls and skipped dedup at warn, with the task and the error', () => {
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLog();
     const listener = taskLogListener(logger);
     listener.onPortError!({
       task: 'orders-0',
@@ -42,7 +30,7 @@ describe('task log listener', () => {
   });
 
   it('logs dead letters at warn and retries at debug, from failed-record events only', () => {
-    const { logger, lines } = capture();
+    const { logger, lines } = captureLog();
     logger.level = 'debug';
     const listener = taskLogListener(logger);
     expect(listener.onRecord).toBeUndefined();
