@@ -128,3 +128,25 @@ describe('describeTopology: retry arithmetic and outage guards', () => {
     expect(describeTopology(explicit, 'text')).toContain('retry delays: #1 1000ms, #2 10000ms, #3 60000ms');
   });
 });
+
+describe('describe with a very large maxAttempts', () => {
+  it('lists the first retries one by one and the rest in one range, with the worst case in readable units (a billion attempts described in a line, not gigabytes)', () => {
+    const compiled = compile(
+      topology('app')
+        .source('in')
+        .process('p', (r) => r.value, {
+          retry: { maxAttempts: 1_000_000_000, backoff: { initialMs: 100, multiplier: 2, maxMs: 30_000, jitter: 'none' } },
+        })
+        .branch({ success: sink('out') }),
+    );
+    const text = describeTopology(compiled, 'text');
+    expect(text.length).toBeLessThan(10_000);
+    const delays = text.split('\n').find((l) => l.includes('retry delays:'))!;
+    expect(delays).toContain('#1 100ms, #2 200ms, #3 400ms');
+    expect(delays).toContain('#11–#999999999 30000ms');
+    const worst = text.split('\n').find((l) => l.includes('worst case'))!;
+    const listed = [100, 200, 400, 800, 1_600, 3_200, 6_400, 12_800, 25_600, 30_000].reduce((a, b) => a + b, 0);
+    expect(worst).toContain(`${listed + (999_999_999 - 10) * 30_000}ms (about `);
+    expect(worst).toMatch(/about \d+ days/);
+  });
+});

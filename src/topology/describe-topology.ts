@@ -1,3 +1,4 @@
+import ms from 'ms';
 import type { CircuitBreakerPolicy } from '../failure/circuit-breaker-policy.js';
 import { retryArithmetic, type RetryArithmetic } from '../failure/retry-arithmetic.js';
 import type { RetryBudgetPolicy } from '../failure/retry-budget-policy.js';
@@ -161,10 +162,15 @@ function processorDetails(node: NodeDescription): string[] {
   if (a !== undefined) {
     const attempts = node.retry?.maxAttempts ?? 1;
     if (a.retryDelaysMs.length > 0) {
-      const ranges = a.retryDelaysMs.map((d) => `#${d.retry} ${d.minMs === d.maxMs ? `${d.minMs}` : `${d.minMs}–${d.maxMs}`}ms`);
+      const ranges = a.retryDelaysMs.map(
+        (d) =>
+          `#${d.retry}${d.throughRetry === undefined ? '' : `–#${d.throughRetry}`} ${d.minMs === d.maxMs ? `${d.minMs}` : `${d.minMs}–${d.maxMs}`}ms`,
+      );
       lines.push(`retry delays: ${ranges.join(', ')}`);
       const note = a.attemptsBounded ? ' (attempts at their timeout)' : ' (plus the attempts themselves)';
-      lines.push(`worst case from first failure to the DLQ: ${a.worstCaseToDeadLetterMs}ms${note}`);
+      const worst = a.worstCaseToDeadLetterMs;
+      const readable = worst >= 60_000 ? ` (about ${ms(worst, { long: true })})` : '';
+      lines.push(`worst case from first failure to the DLQ: ${worst}ms${readable}${note}`);
     }
     const odds = a.successProbability.map((s) => `${percent(s.probability)} at p=${s.p}`).join(', ');
     lines.push(`P(success within ${attempts} attempt${attempts === 1 ? '' : 's'}): ${odds}`);
