@@ -45,6 +45,7 @@ const log = (line: string): void => console.log(`demo: ${line}`);
 async function main(): Promise<number> {
   if (brokers === DEFAULT_BROKERS) {
     const broker = await startBroker();
+    startedKafka = broker.startedByUs;
     log(broker.startedByUs ? `started Kafka (pid ${broker.pid})` : 'Kafka is running');
   }
   const redis = await ensureRedis(process.env['REDIS_URL']);
@@ -143,12 +144,14 @@ let stopWorker: () => Promise<unknown> = async () => undefined;
 
 /** What the demo left running, and how to stop it (the broker and Redis stay up for the next run). */
 function leftRunning(): void {
-  if (brokers !== DEFAULT_BROKERS) return;
-  log(
-    `the Kafka broker keeps running on ${DEFAULT_BROKERS} for the next run; stop it with \`npm run kafka:stop\`` +
-      (startedRedis ? ' (add `-- --redis` to stop the Redis the demo started too)' : ''),
-  );
+  if (startedKafka)
+    log(
+      `the Kafka broker it started keeps running on ${DEFAULT_BROKERS} for the next run; stop it with \`npm run kafka:stop\`` +
+        (startedRedis ? ' (add `-- --redis` to stop the Redis the demo started too)' : ''),
+    );
+  else if (startedRedis) log('the Redis it started keeps running; stop it with `npm run kafka:stop -- --redis`');
 }
+let startedKafka = false;
 let startedRedis = false;
 
 main().then(
