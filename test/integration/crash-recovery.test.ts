@@ -172,6 +172,16 @@ async function run(
 
   const caughtUp = await waitForGroupCaughtUp(fx.kafka, id, [topics.source], 240_000);
   await note(caughtUp ? 'input consumed' : 'input NOT consumed in time');
+  // A run that did not finish says how far it got and what its last worker logged, to tell a
+  // slow machine (progress until the bound) from a stall (a worker that stopped moving).
+  if (!caughtUp)
+    console.log(
+      `[crash] ${guarantee}${dedup ? ' + dedup' : ''} did not finish: ${progress.events.join('; ')}\n` +
+        a.logs
+          .slice(-15)
+          .map((l) => `  ${String(l['time'])} ${l.msg}`)
+          .join('\n'),
+    );
   expect(caughtUp).toBe(true);
   expect(await a.stop('SIGTERM')).toBe(0);
   const records = await readToEnd(fx.kafka, [topics.sink, topics.dlq], { timeoutMs: 120_000 });
