@@ -49,9 +49,12 @@ export class KafkajsAdmin implements KafkaAdmin {
    */
   async createTopics(topics: readonly TopicToCreate[], timeoutMs = 30_000): Promise<boolean> {
     if (topics.length === 0) return false;
+    let created = true;
     try {
-      // kafkajs answers false when every topic existed already.
-      return await this.admin.createTopics({
+      // kafkajs answers false when every topic existed already: another worker (or stream
+      // thread) starting at the same moment may have created them a moment ago, and this
+      // broker may not know them yet either, so the wait below runs in that case too.
+      created = await this.admin.createTopics({
         waitForLeaders: true,
         timeout: timeoutMs,
         topics: topics.map((t) => ({ topic: t.topic, numPartitions: t.partitions })),
@@ -66,7 +69,7 @@ export class KafkajsAdmin implements KafkaAdmin {
         if (Date.now() > deadline) throw error;
         return undefined;
       });
-      if (metadata?.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return true;
+      if (metadata?.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0))) return created;
       if (Date.now() > deadline)
         throw new IllegalStateError(`topics ${names.join(', ')} have no leaders ${timeoutMs} ms after they were created`);
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -65,6 +65,10 @@ export type logLevel = Kafkajs.logLevel;
 export const Partitioners: typeof Kafkajs.Partitioners = kafkajs.Partitioners;
 export const CompressionTypes: typeof Kafkajs.CompressionTypes = kafkajs.CompressionTypes;
 export type CompressionTypes = Kafkajs.CompressionTypes;
+export const KafkaJSProtocolError: typeof Kafkajs.KafkaJSProtocolError = kafkajs.KafkaJSProtocolError;
+export const KafkaJSConnectionError: typeof Kafkajs.KafkaJSConnectionError = kafkajs.KafkaJSConnectionError;
+export const KafkaJSNonRetriableError: typeof Kafkajs.KafkaJSNonRetriableError = kafkajs.KafkaJSNonRetriableError;
+export const KafkaJSNumberOfRetriesExceeded: typeof Kafkajs.KafkaJSNumberOfRetriesExceeded = kafkajs.KafkaJSNumberOfRetriesExceeded;
 
 /**
  * The part of kafkajs' internal `Cluster` (`kafkajs/src/cluster`) weir uses: connections to

@@ -15,6 +15,7 @@ import { memberIdentity, type MemberIdentity } from './member-identity.js';
 import { MemberConsumer } from './member-consumer.js';
 import { createDedupStores, type DedupStores } from './dedup-stores.js';
 import { ensureTopics } from './ensure-topics.js';
+import { retryWhileRetriable } from './retry-while-retriable.js';
 import type { LogContext } from './logger.js';
 import { createKafkaClient } from './kafka-clients.js';
 import { OtelAttemptTracer } from './otel-attempt-tracer.js';
@@ -137,7 +138,9 @@ export class Worker {
    * Checks and creates topics, connects, and joins the group.
    *
    * @throws MissingSourceTopicError when a source topic does not exist
-   * @throws BrokerUnreachableError when no Kafka broker answers
+   * @throws BrokerUnreachableError when no Kafka broker answers (a retriable error after the
+   *   first connection — a broker restarting, a topic not known yet — is retried; see
+   *   {@link retryWhileRetriable})
    * @throws IllegalStateError when the worker was stopped while it was starting
    * @throws the client's or ioredis' error when a server fails otherwise
    */
@@ -159,11 +162,16 @@ export class Worker {
       throw new BrokerUnreachableError(config.brokers, { cause: error });
     });
     stillStarting();
-    await ensureTopics(topology, admin, this.logger, config.topicPartitions);
+    // A broker just restarted, or one that does not know yet of the topics another worker
+    // created a moment ago, answers with retriable errors: the start waits them out.
+    const untilReady = <T>(step: string, run: () => Promise<T>): Promise<T> =>
+      retryWhileRetriable(run, { step, logger: this.logger, stillWanted: stillStarting });
+    await untilReady('checking the topics', () => ensureTopics(topology, admin, this.logger, config.topicPartitions));
     stillStarting();
     if (topology.processingGuarantee === 'at_least_once') {
-      this.producer = this.client.recordProducer();
-      await this.producer.connect();
+      const producer = this.client.recordProducer();
+      this.producer = producer;
+      await untilReady('connecting the producer', () => producer.connect());
       stillStarting();
     }
     const membership = new MemberConsumer({
@@ -217,7 +225,12 @@ export class Worker {
       held: this.tasksHeld,
       ...(this.options.thread !== undefined ? { thread: this.options.thread } : {}),
     });
-    await membership.start();
+    await untilReady('joining the group', () =>
+      membership.start().catch(async (error: unknown) => {
+        await membership.stop().catch(() => undefined);
+        throw error;
+      }),
+    );
     stillStarting();
     this.logger.info({ guarantee: topology.processingGuarantee, topics: consumedTopics(topology), host: hostname() }, 'worker started');
   }
