@@ -1,17 +1,17 @@
 import type { Command } from 'commander';
 import { pino } from 'pino';
 import { Worker } from '../worker/worker.js';
-import { createLogSink, LogContext, loggerOptions } from '../worker/logger.js';
-import { MetricsServer, type Exposition } from '../worker/metrics-server.js';
-import { StreamThreads, StreamThreadsStartError } from '../worker/stream-threads.js';
-import { loadWorkerConfig } from '../worker/worker-config.js';
-import type { HealthProbes } from '../worker/worker-health.js';
+import { createLogSink, LogContext, loggerOptions } from '../observability/logger.js';
+import { MetricsServer, type Exposition } from '../observability/metrics-server.js';
+import { StreamThreads, StreamThreadsStartError } from '../host/stream-threads.js';
+import { loadWorkerConfig } from '../config/worker-config.js';
+import type { HealthProbes } from '../observability/health-probes.js';
 import { MetricsPortError } from '../errors.js';
 import type { CompileOverrides } from '../topology/compile.js';
-import { WorkerMetrics } from '../worker/worker-metrics.js';
-import { loadTopology } from './load-topology.js';
-import { StopSignals } from './stop-signals.js';
-import { EXIT, exitCodeOf, reportError } from './report-error.js';
+import { WorkerMetrics } from '../observability/worker-metrics.js';
+import { loadTopology } from '../host/load-topology.js';
+import { StopSignals } from '../host/stop-signals.js';
+import { EXIT, exitCodeOf, reportError } from '../host/report-error.js';
 
 /** Flags of `weir run` (commander's camelCase names). */
 interface RunFlags {
@@ -140,7 +140,7 @@ async function run(file: string, flags: RunFlags): Promise<number> {
       ? oneWorker(new Worker({ topology, config, logger, metrics, logContext }), metrics)
       : new StreamThreads(
           {
-            entry: new URL('./stream-thread-main.js', import.meta.url),
+            entry: new URL('../host/stream-thread-main.js', import.meta.url),
             data: { file, overrides, config, verbose },
             groupId: topology.applicationId,
             logger,

@@ -2,15 +2,15 @@ import { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
 import { CappedBackoff } from '../failure/capped-backoff.js';
-import type { LogSink } from './logger.js';
-import type { Exposition } from './metrics-server.js';
+import type { LogSink } from '../observability/logger.js';
+import type { Exposition } from '../observability/metrics-server.js';
 import type { FromThread, StreamThreadData, ToThread } from './stream-thread-protocol.js';
 import { StreamThreadGroup } from './stream-thread-group.js';
 import { askThreads, threadsLiveness, threadsReadiness } from './stream-thread-probes.js';
 import type { Slot, SlotState } from './stream-thread-slot.js';
 import { StreamThreadsStartError } from './stream-threads-start-error.js';
-import type { HealthProbes, ProbeResult } from './worker-health.js';
-import type { WorkerMetrics } from './worker-metrics.js';
+import type { HealthProbes, ProbeResult } from '../observability/health-probes.js';
+import type { WorkerMetrics } from '../observability/worker-metrics.js';
 
 export { StreamThreadsStartError };
 

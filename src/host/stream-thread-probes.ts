@@ -1,7 +1,7 @@
 import type { Worker as Thread } from 'node:worker_threads';
 import type { FromThread, ToThread } from './stream-thread-protocol.js';
 import type { Slot } from './stream-thread-slot.js';
-import type { ProbeResult } from './worker-health.js';
+import type { ProbeResult } from '../observability/health-probes.js';
 
 /** How long a probe or a metrics scrape waits for a thread's answer, ms. */
 export const ANSWER_TIMEOUT_MS = 3_000;
