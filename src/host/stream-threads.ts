@@ -11,8 +11,7 @@ import type { Slot, SlotState } from './stream-thread-slot.js';
 import { StreamThreadsStartError } from './stream-threads-start-error.js';
 import type { HealthProbes, ProbeResult } from '../observability/health-probes.js';
 import type { WorkerMetrics } from '../observability/worker-metrics.js';
-
-export { StreamThreadsStartError };
+import { withinTimeout } from './within-timeout.js';
 
 /** A replaced thread that ran this long resets the replacement backoff, ms. */
 const STABLE_AFTER_MS = 60_000;
@@ -106,13 +105,7 @@ export class StreamThreads implements HealthProbes {
     const failures = (await Promise.all(started)).filter((f) => f !== undefined);
     if (failures.length > 0) {
       // The threads that started stop gracefully, within the shutdown timeout.
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<'timeout'>(
-        (resolve) => (timer = setTimeout(() => resolve('timeout'), this.options.data.config.shutdownTimeoutMs)),
-      );
-      const stopped = await Promise.race([this.stop(), timeout]);
-      clearTimeout(timer);
-      if (stopped === 'timeout') await this.terminate();
+      if ((await withinTimeout(this.stop(), this.options.data.config.shutdownTimeoutMs)) === 'timeout') await this.terminate();
       throw failures[0]!;
     }
     const waitedFrom = Date.now();
