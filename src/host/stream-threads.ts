@@ -241,8 +241,8 @@ export class StreamThreads implements HealthProbes {
 
   /**
    * Graceful shutdown of every thread: each stops fetching, finishes the record in hand,
-   * commits and leaves its group. Bound it with `shutdownTimeoutMs` (the CLI does); a thread
-   * still running when `terminate()` is called ends at once.
+   * commits and leaves its group. Bound it with `shutdownTimeoutMs` (`StreamProcess` does); a
+   * thread still running when `terminate()` is called ends at once.
    */
   async stop(): Promise<void> {
     this.stopping = true;
