@@ -320,8 +320,8 @@ export class Worker {
 
   /**
    * Graceful shutdown: stop fetching, let every task finish the record in hand, flush and
-   * commit, then leave the group and disconnect. Bound it with `shutdownTimeoutMs` (the CLI
-   * does).
+   * commit, then leave the group and disconnect. Bound it with `shutdownTimeoutMs`
+   * (`StreamProcess` does).
    */
   async stop(): Promise<void> {
     await this.shutdown('stop');
