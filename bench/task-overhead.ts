@@ -17,10 +17,10 @@ import type { OutputRecord } from '../dist/record/record-types.js';
 import type { InputRecord } from '../dist/record/record-types.js';
 import { PartitionTask, type TaskOutputPorts } from '../dist/runtime/partition-task.js';
 import { compile } from '../dist/topology/compile.js';
-import { OtelAttemptTracer } from '../dist/worker/otel-attempt-tracer.js';
-import { combineTaskListeners, taskLogListener } from '../dist/worker/task-log-listener.js';
+import { OtelAttemptTracer } from '../dist/observability/otel-attempt-tracer.js';
+import { combineTaskListeners, taskLogListener } from '../dist/observability/task-log-listener.js';
 import { WorkerHealth } from '../dist/worker/worker-health.js';
-import { WorkerMetrics } from '../dist/worker/worker-metrics.js';
+import { WorkerMetrics } from '../dist/observability/worker-metrics.js';
 
 const env = process.env;
 const records = Number(env['TASK_RECORDS'] ?? 1_000_000);

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Histogram } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { WorkerMetrics } from '../src/worker/worker-metrics.js';
+import { WorkerMetrics } from '../src/observability/worker-metrics.js';
 
 const read = (path: string): string => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');
 

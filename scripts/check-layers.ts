@@ -15,7 +15,10 @@ import { repoRoot } from './lib/repo-paths.js';
 export const LAYERS: readonly (readonly string[])[] = [
   ['index'],
   ['cli'],
+  ['host'],
   ['worker'],
+  ['observability'],
+  ['config'],
   ['kafkajs', 'librdkafka', 'testing'],
   ['kafka', 'dedup'],
   ['runtime'],

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import type { CompileOverrides } from '../topology/compile.js';
 import { describeTopology, type DescribeFormat } from '../topology/describe-topology.js';
-import { loadTopology } from './load-topology.js';
-import { EXIT, exitCodeOf, reportError } from './report-error.js';
+import { loadTopology } from '../host/load-topology.js';
+import { EXIT, exitCodeOf, reportError } from '../host/report-error.js';
 
 const FORMATS: readonly DescribeFormat[] = ['text', 'json', 'mermaid'];
 

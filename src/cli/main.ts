@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { createRequire } from 'node:module';
 import { addDescribeCommands } from './describe-command.js';
 import { addDlqCommands } from './dlq/dlq-command.js';
-import { EXIT } from './report-error.js';
+import { EXIT } from '../host/report-error.js';
 import { addRunCommand } from './run-command.js';
 import { addStatusCommand } from './status-command.js';
 

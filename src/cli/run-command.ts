@@ -1,17 +1,11 @@
 import type { Command } from 'commander';
-import { pino } from 'pino';
-import { Worker } from '../worker/worker.js';
-import { createLogSink, LogContext, loggerOptions } from '../worker/logger.js';
-import { MetricsServer, type Exposition } from '../worker/metrics-server.js';
-import { StreamThreads, StreamThreadsStartError } from '../worker/stream-threads.js';
-import { loadWorkerConfig } from '../worker/worker-config.js';
-import type { HealthProbes } from '../worker/worker-health.js';
-import { MetricsPortError } from '../errors.js';
+import { loadWorkerConfig, type WorkerConfig } from '../config/worker-config.js';
+import { loadTopology } from '../host/load-topology.js';
+import { exitCodeOf, reportError } from '../host/report-error.js';
+import { StopSignals } from '../host/stop-signals.js';
+import { StreamProcess } from '../host/stream-process.js';
+import { StreamThreadsStartError } from '../host/stream-threads-start-error.js';
 import type { CompileOverrides } from '../topology/compile.js';
-import { WorkerMetrics } from '../worker/worker-metrics.js';
-import { loadTopology } from './load-topology.js';
-import { StopSignals } from './stop-signals.js';
-import { EXIT, exitCodeOf, reportError } from './report-error.js';
 
 /** Flags of `weir run` (commander's camelCase names). */
 interface RunFlags {
@@ -76,137 +70,53 @@ export function addRunCommand(program: Command): void {
     });
 }
 
-/** What `weir run` runs: one worker in the main thread, or stream threads (`--threads`). */
-interface StreamProcess extends HealthProbes {
-  /** @throws what stopped the start (a `StreamThreadsStartError` carries its exit code and message) */
-  start(): Promise<void>;
-  /** Graceful shutdown. */
-  stop(): Promise<void>;
-  /** After a shutdown that timed out: end now. */
-  terminate(): Promise<void>;
-  exposition(): Promise<Exposition>;
-  /** Settles with the error when the process must stop after its start (a `group.instance.id` another worker runs with). */
-  readonly died: Promise<unknown>;
-}
-
-function oneWorker(worker: Worker, metrics: WorkerMetrics): StreamProcess {
-  return {
-    start: () => worker.start(),
-    stop: () => worker.stop(),
-    terminate: async () => undefined,
-    liveness: () => worker.health.liveness(),
-    readiness: () => worker.health.readiness(),
-    exposition: () => metrics.exposition(),
-    died: worker.died,
-  };
-}
-
+/**
+ * Loads and validates the config and the topology, runs them as a {@link StreamProcess} and
+ * prints what stopped it.
+ *
+ * @returns the exit code
+ */
 async function run(file: string, flags: RunFlags): Promise<number> {
+  // Watched from the start: a stop that comes while the file loads still ends in exit 0.
   const signals = new StopSignals();
   const verbose = flags.verbose === true;
-  let config;
-  let topology;
-  let overrides: CompileOverrides;
+  let streamProcess: StreamProcess;
   try {
-    const { guarantee, partitions, groupInstanceId, verbose: _verbose, ...rest } = flags;
-    config = loadWorkerConfig(
-      {
-        ...(rest as Record<string, string | undefined>),
-        processingGuarantee: guarantee as string | undefined,
-        topicPartitions: partitions as string | undefined,
-        groupInstanceIds: groupInstanceId as string | undefined,
-      },
-      process.env,
-    );
-    overrides = {
-      ...(config.applicationId ? { applicationId: config.applicationId } : {}),
-      ...(config.processingGuarantee ? { processingGuarantee: config.processingGuarantee } : {}),
-      ...(config.commitIntervalMs ? { commitIntervalMs: config.commitIntervalMs } : {}),
-    };
+    const config = loadWorkerConfig(configFlags(flags), process.env);
+    const overrides = compileOverrides(config);
     // Loaded here too with stream threads: a bad file fails before any thread starts.
-    topology = await loadTopology(file, overrides);
+    const topology = await loadTopology(file, overrides);
+    streamProcess = new StreamProcess({ file, topology, overrides, config, verbose, signals });
   } catch (error) {
     reportError(error, verbose);
     return exitCodeOf(error);
   }
-  // Stopped while the file loaded: nothing started, nothing to commit.
-  if (signals.received !== undefined) return EXIT.ok;
-  const logContext = new LogContext();
-  const sink = createLogSink();
-  const logger = pino(loggerOptions(config.logLevel, logContext), sink);
-  const metrics = new WorkerMetrics({ application_id: topology.applicationId });
-  const unit: StreamProcess =
-    config.threads === 1
-      ? oneWorker(new Worker({ topology, config, logger, metrics, logContext }), metrics)
-      : new StreamThreads(
-          {
-            entry: new URL('./stream-thread-main.js', import.meta.url),
-            data: { file, overrides, config, verbose },
-            groupId: topology.applicationId,
-            logger,
-            sink,
-            metrics,
-          },
-          config.threads,
-        );
-  const server = new MetricsServer({ exposition: () => unit.exposition(), probes: unit });
+  const { code, failure } = await streamProcess.run();
+  if (failure instanceof StreamThreadsStartError) {
+    // The thread already logged the error; print what `weir run` prints for it.
+    for (const line of failure.lines) process.stderr.write(`${line}\n`);
+  } else if (failure !== undefined) {
+    reportError(failure, verbose);
+  }
+  return code;
+}
 
-  const shutdown = async (signal: string): Promise<number> => {
-    logger.info({ signal }, 'shutting down');
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), config.shutdownTimeoutMs)));
-    const result = await Promise.race([unit.stop().then(() => 'stopped' as const), timeout]);
-    clearTimeout(timer);
-    await server.close();
-    if (result === 'timeout') {
-      logger.error({ shutdownTimeoutMs: config.shutdownTimeoutMs }, 'shutdown timed out; exiting without a clean commit');
-      await unit.terminate();
-      return EXIT.failure;
-    }
-    return EXIT.ok;
+/** The flags as `loadWorkerConfig` names them. */
+function configFlags(flags: RunFlags): Record<string, string | undefined> {
+  const { guarantee, partitions, groupInstanceId, verbose: _verbose, ...rest } = flags;
+  return {
+    ...(rest as Record<string, string | undefined>),
+    processingGuarantee: guarantee as string | undefined,
+    topicPartitions: partitions as string | undefined,
+    groupInstanceIds: groupInstanceId as string | undefined,
   };
+}
 
-  // The first SIGINT/SIGTERM shuts down gracefully (also while the worker is still starting);
-  // a second one exits at once, as in most servers.
-  signals.useLogger(logger);
-  const stopSignal = signals.first;
-  const started = (async () => {
-    if (config.metricsPort !== undefined) {
-      const port = await server.listen(config.metricsPort).catch((error: unknown) => {
-        throw new MetricsPortError(config.metricsPort!, { cause: error });
-      });
-      logger.info({ port }, `serving /metrics, /healthz and /readyz on port ${port} of every interface`);
-    }
-    await unit.start();
-  })().then(
-    () => ({ started: true as const }),
-    (error: unknown) => ({ error }),
-  );
-  const first = await Promise.race([started, stopSignal.then((signal) => ({ signal }))]);
-  if ('signal' in first) return shutdown(first.signal);
-  if ('error' in first) {
-    const error = first.error;
-    if (error instanceof StreamThreadsStartError) {
-      // The thread already logged the error; print what `weir run` prints for it.
-      for (const line of error.lines) process.stderr.write(`${line}\n`);
-      await server.close();
-      return error.exitCode;
-    }
-    logger.error({ err: error }, 'worker failed to start');
-    await Promise.race([unit.stop(), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs))]);
-    await server.close();
-    reportError(error, verbose);
-    return exitCodeOf(error);
-  }
-  const ended = await Promise.race([stopSignal.then((signal) => ({ signal })), unit.died.then((error) => ({ error }))]);
-  if ('signal' in ended) return shutdown(ended.signal);
-  // A worker gave up for good: stop the rest (other stream threads) and exit with its code.
-  await Promise.race([unit.stop(), new Promise((r) => setTimeout(r, config.shutdownTimeoutMs))]);
-  await server.close();
-  if (ended.error instanceof StreamThreadsStartError) {
-    for (const line of ended.error.lines) process.stderr.write(`${line}\n`);
-    return ended.error.exitCode;
-  }
-  reportError(ended.error, verbose);
-  return exitCodeOf(ended.error);
+/** What the config overrides of the topology file's own settings. */
+function compileOverrides(config: WorkerConfig): CompileOverrides {
+  return {
+    ...(config.applicationId ? { applicationId: config.applicationId } : {}),
+    ...(config.processingGuarantee ? { processingGuarantee: config.processingGuarantee } : {}),
+    ...(config.commitIntervalMs ? { commitIntervalMs: config.commitIntervalMs } : {}),
+  };
 }

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { formatTable } from './dlq/dlq-table.js';
 import { openDlqTool } from './dlq/dlq-tool.js';
-import { loadTopology } from './load-topology.js';
-import { EXIT, exitCodeOf, reportError } from './report-error.js';
+import { loadTopology } from '../host/load-topology.js';
+import { EXIT, exitCodeOf, reportError } from '../host/report-error.js';
 import { readTopologyStatus, type TopologyStatus } from './topology-status.js';
 
 const FORMATS = ['table', 'json'] as const;

@@ -6,7 +6,7 @@ import { topology } from '../dsl/topology-builder.js';
 import { ConfigError } from '../errors.js';
 import { compile } from '../topology/compile.js';
 import { createDedupStores } from './dedup-stores.js';
-import { loadWorkerConfig } from './worker-config.js';
+import { loadWorkerConfig } from '../config/worker-config.js';
 
 describe('dedup store settings', () => {
   it('reads Redis Cluster nodes from --redis-cluster or REDIS_CLUSTER_NODES', () => {

@@ -2,7 +2,7 @@ import { MemoryDedupStore } from '../dedup/memory-dedup-store.js';
 import { RedisDedupStore } from '../dedup/redis-dedup-store.js';
 import type { Clock, DedupStore } from '../runtime/ports.js';
 import type { CompiledTopology } from '../topology/compiled-topology.js';
-import type { WorkerConfig } from './worker-config.js';
+import type { WorkerConfig } from '../config/worker-config.js';
 
 /** The dedup stores a worker's processors use, shared by their tasks. */
 export interface DedupStores {

@@ -7,7 +7,7 @@ import type { KafkaClient } from '../kafka/kafka-client.js';
 import { compile } from '../topology/compile.js';
 import { MemberConsumer } from './member-consumer.js';
 import { memberIdentity } from './member-identity.js';
-import { loadWorkerConfig } from './worker-config.js';
+import { loadWorkerConfig } from '../config/worker-config.js';
 
 /** A group consumer that stopped under the worker (kafkajs after a crash): flow control throws. */
 function stoppedConsumer(calls: string[]): GroupConsumer {

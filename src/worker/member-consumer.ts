@@ -9,7 +9,7 @@ import { consumedTopics, type CompiledTopology } from '../topology/compiled-topo
 import type { TaskFetcher } from './assigned-tasks.js';
 import type { MemberIdentity } from './member-identity.js';
 import { MemberTransaction } from './member-transaction.js';
-import type { WorkerConfig } from './worker-config.js';
+import type { WorkerConfig } from '../config/worker-config.js';
 
 /** What a {@link MemberConsumer} is built from. */
 export interface MemberConsumerOptions {

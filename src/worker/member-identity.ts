@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { memberTransactionalId } from '../record/task-id.js';
-import type { WorkerConfig } from './worker-config.js';
+import type { WorkerConfig } from '../config/worker-config.js';
 
 /** How a worker (one group member: a process, or one of its stream threads) names itself to Kafka. */
 export interface MemberIdentity {

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { MissingSourceTopicError } from '../errors.js';
-import { captureLog } from './log-capture.test-support.js';
+import { captureLog } from '../observability/log-capture.test-support.js';
 import { retryWhileRetriable } from './retry-while-retriable.js';
 
 /** A client's retriable error, shaped as kafkajs builds UNKNOWN_TOPIC_OR_PARTITION (code 3). */

@@ -13,7 +13,7 @@ import { routeOf, type CompiledTopology } from '../topology/compiled-topology.js
 import type { SharedTransaction } from '../runtime/shared-transaction.js';
 import type { DedupStores } from './dedup-stores.js';
 import { TaskRunner } from './task-runner.js';
-import type { WorkerConfig } from './worker-config.js';
+import type { WorkerConfig } from '../config/worker-config.js';
 
 /** What the factory needs from the worker. */
 export interface TaskFactoryOptions {

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import type { HealthProbes, ProbeResult } from '../observability/health-probes.js';
 import type { PortName } from '../runtime/ports.js';
 import type { TaskListener } from '../runtime/task-listener.js';
 import type { TaskStateKind } from '../runtime/task-state.js';
@@ -31,18 +32,6 @@ export interface WorkerHealthSnapshot {
   readonly generation: number;
   /** Assigned partitions, with their tasks' states. */
   readonly tasks: readonly Omit<TaskHealth, 'portRetry'>[];
-}
-
-/** A probe's answer: HTTP status 200 or 503, and its JSON body. */
-export interface ProbeResult {
-  readonly status: 200 | 503;
-  readonly body: Readonly<Record<string, unknown>>;
-}
-
-/** `/healthz` and `/readyz`, as the worker's HTTP server calls them (a process of stream threads asks each thread, so it answers later). */
-export interface HealthProbes {
-  liveness(): ProbeResult | Promise<ProbeResult>;
-  readiness(): ProbeResult | Promise<ProbeResult>;
 }
 
 /** Limits of {@link WorkerHealth}, ms. */

@@ -16,14 +16,14 @@ import { MemberConsumer } from './member-consumer.js';
 import { createDedupStores, type DedupStores } from './dedup-stores.js';
 import { ensureTopics } from './ensure-topics.js';
 import { retryWhileRetriable } from './retry-while-retriable.js';
-import type { LogContext } from './logger.js';
-import { createKafkaClient } from './kafka-clients.js';
-import { OtelAttemptTracer } from './otel-attempt-tracer.js';
+import type { LogContext } from '../observability/logger.js';
+import { createKafkaClient } from '../config/kafka-clients.js';
+import { OtelAttemptTracer } from '../observability/otel-attempt-tracer.js';
 import { TaskFactory } from './task-factory.js';
-import { combineTaskListeners, taskLogListener } from './task-log-listener.js';
-import type { WorkerConfig } from './worker-config.js';
+import { combineTaskListeners, taskLogListener } from '../observability/task-log-listener.js';
+import type { WorkerConfig } from '../config/worker-config.js';
 import { WorkerHealth, type WorkerHealthSnapshot } from './worker-health.js';
-import { WorkerMetrics } from './worker-metrics.js';
+import { WorkerMetrics } from '../observability/worker-metrics.js';
 import { assertWorkerTransition, type WorkerState } from './worker-state.js';
 
 /** Options of a {@link Worker}. */
@@ -320,8 +320,8 @@ export class Worker {
 
   /**
    * Graceful shutdown: stop fetching, let every task finish the record in hand, flush and
-   * commit, then leave the group and disconnect. Bound it with `shutdownTimeoutMs` (the CLI
-   * does).
+   * commit, then leave the group and disconnect. Bound it with `shutdownTimeoutMs`
+   * (`StreamProcess` does).
    */
   async stop(): Promise<void> {
     await this.shutdown('stop');

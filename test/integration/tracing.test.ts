@@ -15,7 +15,7 @@ import { sink, topology } from 'weir';
 import { produce, readTopics } from '../../scripts/lib/topic-io.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import { compile } from '../../src/topology/compile.js';
-import { loadWorkerConfig } from '../../src/worker/worker-config.js';
+import { loadWorkerConfig } from '../../src/config/worker-config.js';
 import { Worker } from '../../src/worker/worker.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { CLIENT, onClient } from './support/client-under-test.js';

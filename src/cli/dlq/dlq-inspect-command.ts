@@ -7,7 +7,7 @@ import { rangeSize } from '../../kafka/topic-range.js';
 import type { When } from './dlq-options.js';
 import { countsTables, recordsTable } from './dlq-table.js';
 import { openDlqTopic } from './dlq-tool.js';
-import { EXIT, reportError } from '../report-error.js';
+import { EXIT, reportError } from '../../host/report-error.js';
 
 /** Flags of `weir dlq inspect` (commander's camelCase names, already parsed). */
 export interface InspectFlags {

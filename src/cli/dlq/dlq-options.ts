@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { ReplayTarget } from './replay-record.js';
 import { topicNameProblem } from '../../topology/topic-names.js';
 import type { KafkaClientName } from '../../kafka/kafka-client.js';
-import { loadWorkerConfig } from '../../worker/worker-config.js';
+import { loadWorkerConfig } from '../../config/worker-config.js';
 
 /**
  * Option parsers shared by `weir dlq inspect` and `weir dlq replay`. Each is a commander

@@ -1,5 +1,5 @@
 import { rangeSize } from '../../kafka/topic-range.js';
-import { EXIT, reportError } from '../report-error.js';
+import { EXIT, reportError } from '../../host/report-error.js';
 import { usageError, type When } from './dlq-options.js';
 import { openDlqTopic } from './dlq-tool.js';
 import { planReplay, type ReplayPlan } from './replay-plan.js';

@@ -3,8 +3,8 @@ import { BrokerUnreachableError } from '../../errors.js';
 import type { KafkaAdmin } from '../../kafka/kafka-admin.js';
 import type { KafkaClient } from '../../kafka/kafka-client.js';
 import { topicRanges, type OffsetRange } from '../../kafka/topic-range.js';
-import { createKafkaClient } from '../../worker/kafka-clients.js';
-import { EXIT, exitCodeOf, reportError } from '../report-error.js';
+import { createKafkaClient } from '../../config/kafka-clients.js';
+import { EXIT, exitCodeOf, reportError } from '../../host/report-error.js';
 import type { DeadLetterFilter } from './dead-letter-filter.js';
 import { deadLetterFilterOf, resolveBrokers, resolveClient, toolLogger, usageError, type DeadLetterFilterFlags } from './dlq-options.js';
 

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { HealthProbes, ProbeResult } from './worker-health.js';
+import type { HealthProbes, ProbeResult } from './health-probes.js';
 
 /** A Prometheus text exposition: its content type and body. */
 export interface Exposition {

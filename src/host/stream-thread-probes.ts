@@ -1,7 +1,7 @@
 import type { Worker as Thread } from 'node:worker_threads';
 import type { FromThread, ToThread } from './stream-thread-protocol.js';
 import type { Slot } from './stream-thread-slot.js';
-import type { ProbeResult } from './worker-health.js';
+import type { ProbeResult } from '../observability/health-probes.js';
 
 /** How long a probe or a metrics scrape waits for a thread's answer, ms. */
 export const ANSWER_TIMEOUT_MS = 3_000;
@@ -46,9 +46,9 @@ export function askThreads<T extends FromThread['type']>(
 export function threadsReadiness(answers: ReadonlyArray<ThreadAnswer<'probe'>>, stopping: boolean): ProbeResult {
   const threads = answers.map(({ slot, answer }) => ({
     thread: slot.thread,
-    state: slot.state,
+    state: slot.state.kind,
     ...(answer === undefined ? { status: 'no answer' } : answer.readiness.body),
-    ready: answer?.readiness.status === 200 && slot.state === 'running',
+    ready: answer?.readiness.status === 200 && slot.state.kind === 'running',
   }));
   const waiting = threads.filter((t) => !t.ready).map((t) => t.thread);
   const ready = !stopping && waiting.length === 0;
@@ -66,13 +66,13 @@ export function threadsReadiness(answers: ReadonlyArray<ThreadAnswer<'probe'>>, 
 export function threadsLiveness(answers: ReadonlyArray<ThreadAnswer<'probe'>>): ProbeResult {
   const problems: string[] = [];
   const threads = answers.map(({ slot, answer }) => {
-    if (answer === undefined && slot.state !== 'replacing' && slot.state !== 'stopped' && slot.state !== 'stopping')
+    if (answer === undefined && !['replacing', 'stopped', 'stopping'].includes(slot.state.kind))
       problems.push(`stream thread ${slot.thread} did not answer within ${ANSWER_TIMEOUT_MS} ms (its event loop is blocked)`);
     if (answer !== undefined && answer.liveness.status !== 200) {
       const own = answer.liveness.body['problems'];
       for (const p of Array.isArray(own) ? own : ['unhealthy']) problems.push(`stream thread ${slot.thread}: ${String(p)}`);
     }
-    return { thread: slot.thread, state: slot.state, ...(answer === undefined ? {} : answer.liveness.body) };
+    return { thread: slot.thread, state: slot.state.kind, ...(answer === undefined ? {} : answer.liveness.body) };
   });
   return {
     status: problems.length === 0 ? 200 : 503,

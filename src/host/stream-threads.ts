@@ -1,18 +1,16 @@
 import { Worker as Thread } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { AggregatorRegistry } from 'prom-client';
-import { CappedBackoff } from '../failure/capped-backoff.js';
-import type { LogSink } from './logger.js';
-import type { Exposition } from './metrics-server.js';
+import type { LogSink } from '../observability/logger.js';
+import type { Exposition } from '../observability/metrics-server.js';
 import type { FromThread, StreamThreadData, ToThread } from './stream-thread-protocol.js';
 import { StreamThreadGroup } from './stream-thread-group.js';
 import { askThreads, threadsLiveness, threadsReadiness } from './stream-thread-probes.js';
-import type { Slot, SlotState } from './stream-thread-slot.js';
+import { Slot } from './stream-thread-slot.js';
 import { StreamThreadsStartError } from './stream-threads-start-error.js';
-import type { HealthProbes, ProbeResult } from './worker-health.js';
-import type { WorkerMetrics } from './worker-metrics.js';
-
-export { StreamThreadsStartError };
+import type { HealthProbes, ProbeResult } from '../observability/health-probes.js';
+import type { WorkerMetrics } from '../observability/worker-metrics.js';
+import { withinTimeout } from './within-timeout.js';
 
 /** A replaced thread that ran this long resets the replacement backoff, ms. */
 const STABLE_AFTER_MS = 60_000;
@@ -57,6 +55,7 @@ export interface StreamThreadsOptions {
  * taken out of the group at once (a `LeaveGroup` for its member, sent by the process: see
  * `StreamThreadGroup.leave`), so the others rebalance now instead of after its session timeout,
  * and replaced after a backoff (1 s, doubling to 30 s), as Kafka Streams' `REPLACE_THREAD` does.
+ * Each thread's place, its {@link Slot}, follows the state table of `SlotState`.
  */
 export class StreamThreads implements HealthProbes {
   /**
@@ -77,14 +76,7 @@ export class StreamThreads implements HealthProbes {
   ) {
     this.died = new Promise((resolve) => (this.settleDied = resolve));
     this.group = new StreamThreadGroup({ groupId: options.groupId, config: options.data.config, logger: options.logger });
-    this.slots = Array.from({ length: count }, (_, i) => ({
-      thread: i + 1,
-      current: undefined,
-      state: 'starting' as SlotState,
-      startedAt: 0,
-      backoff: new CappedBackoff(1_000, 30_000),
-      waiting: new Map(),
-    }));
+    this.slots = Array.from({ length: count }, (_, i) => new Slot(i + 1));
   }
 
   /**
@@ -96,23 +88,13 @@ export class StreamThreads implements HealthProbes {
    *   other threads are stopped
    */
   async start(): Promise<void> {
-    const started = this.slots.map(
-      (slot) =>
-        new Promise<StreamThreadsStartError | undefined>((resolve) => {
-          slot.onStart = resolve;
-          this.spawn(slot);
-        }),
-    );
-    const failures = (await Promise.all(started)).filter((f) => f !== undefined);
+    // Stopped while the metrics server started: no thread starts.
+    if (this.stopping) return;
+    for (const slot of this.slots) this.spawn(slot);
+    const failures = (await Promise.all(this.slots.map((slot) => slot.firstStart))).filter((f) => f !== undefined);
     if (failures.length > 0) {
       // The threads that started stop gracefully, within the shutdown timeout.
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<'timeout'>(
-        (resolve) => (timer = setTimeout(() => resolve('timeout'), this.options.data.config.shutdownTimeoutMs)),
-      );
-      const stopped = await Promise.race([this.stop(), timeout]);
-      clearTimeout(timer);
-      if (stopped === 'timeout') await this.terminate();
+      if ((await withinTimeout(this.stop(), this.options.data.config.shutdownTimeoutMs)) === 'timeout') await this.terminate();
       throw failures[0]!;
     }
     const waitedFrom = Date.now();
@@ -130,10 +112,10 @@ export class StreamThreads implements HealthProbes {
   }
 
   private spawn(slot: Slot): void {
+    slot.transition({ kind: 'starting', first: slot.state.kind === 'created' });
     const data: StreamThreadData = { ...this.options.data, thread: slot.thread, holdTasks: !this.gateOpen };
     const thread = new Thread(this.options.entry, { workerData: data });
     slot.current = thread;
-    slot.state = 'starting';
     slot.startedAt = Date.now();
     slot.join = undefined;
     thread.on('message', (message: FromThread) => this.onMessage(slot, thread, message));
@@ -159,19 +141,21 @@ export class StreamThreads implements HealthProbes {
         return;
       case 'started':
         if (!current) return;
-        slot.state = this.stopping ? 'stopping' : 'running';
-        slot.onStart?.(undefined);
-        slot.onStart = undefined;
+        if (slot.state.kind === 'starting') slot.transition({ kind: 'running' });
+        slot.firstStartEnded();
         return;
       case 'failed': {
         // Its worker stopped and left the group.
         if (current) slot.join = undefined;
         const failure = new StreamThreadsStartError(message.exitCode, message.lines);
-        if (slot.onStart !== undefined) {
+        const { state } = slot;
+        if (state.kind === 'starting' && state.first) {
           // Its first start failed: the process does not start, so the thread is not replaced.
-          slot.dead = true;
-          slot.onStart(failure);
-          slot.onStart = undefined;
+          slot.transition({ kind: 'given-up' });
+          slot.firstStartEnded(failure);
+        } else if (state.kind === 'stopping') {
+          // Stopped during its first start, if it was: that start failed.
+          slot.firstStartEnded(failure);
         } else if (!this.stopping) {
           this.options.logger.error({ thread: slot.thread, error: message.lines.join(' ') }, 'replacement stream thread could not start');
         }
@@ -184,7 +168,7 @@ export class StreamThreads implements HealthProbes {
         return;
       case 'died':
         if (current) slot.join = undefined;
-        slot.dead = true;
+        if (slot.state.kind === 'starting' || slot.state.kind === 'running') slot.transition({ kind: 'given-up' });
         this.settleDied(new StreamThreadsStartError(message.exitCode, message.lines));
         void thread.terminate();
         return;
@@ -205,26 +189,22 @@ export class StreamThreads implements HealthProbes {
     const orphan = slot.join;
     slot.join = undefined;
     if (orphan !== undefined) void this.leave(slot, orphan.memberId);
-    if (slot.onStart !== undefined) {
-      // Ended before it started or said why: a crash during the start.
-      slot.onStart(new StreamThreadsStartError(1, [`weir: stream thread ${slot.thread} ended during its start (exit code ${code})`]));
-      slot.onStart = undefined;
-      slot.state = 'stopped';
-      return;
-    }
-    if (this.stopping || slot.dead === true) {
-      slot.state = 'stopped';
+    // Ended before it started or said why, if its first start was pending: a crash during the start.
+    slot.firstStartEnded(new StreamThreadsStartError(1, [`weir: stream thread ${slot.thread} ended during its start (exit code ${code})`]));
+    const { state } = slot;
+    if ((state.kind === 'starting' && state.first) || state.kind === 'given-up' || state.kind === 'stopping') {
+      slot.transition({ kind: 'stopped' });
       return;
     }
     if (Date.now() - slot.startedAt > STABLE_AFTER_MS) slot.backoff.reset();
     const delayMs = slot.backoff.next();
-    slot.state = 'replacing';
+    slot.transition({ kind: 'replacing' });
     this.options.logger.error({ thread: slot.thread, exitCode: code, replaceInMs: delayMs }, 'stream thread ended; replacing it');
     // Not unref()'d: while every thread is being replaced, this timer is what keeps the process
     // alive (else it would end with no thread at all). stop() and terminate() clear it.
     slot.replaceTimer = setTimeout(() => {
       slot.replaceTimer = undefined;
-      if (!this.stopping && slot.state === 'replacing') this.spawn(slot);
+      if (!this.stopping && slot.state.kind === 'replacing') this.spawn(slot);
     }, delayMs);
   }
 
@@ -248,20 +228,15 @@ export class StreamThreads implements HealthProbes {
 
   /**
    * Graceful shutdown of every thread: each stops fetching, finishes the record in hand,
-   * commits and leaves its group. Bound it with `shutdownTimeoutMs` (the CLI does); a thread
-   * still running when `terminate()` is called ends at once.
+   * commits and leaves its group. Bound it with `shutdownTimeoutMs` (`StreamProcess` does); a
+   * thread still running when `terminate()` is called ends at once.
    */
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.cancelReplacements();
+    this.halt();
     await Promise.all(
       this.slots.map(async (slot) => {
         const thread = slot.current;
-        if (thread === undefined) {
-          slot.state = 'stopped';
-          return;
-        }
-        slot.state = 'stopping';
+        if (thread === undefined) return;
         const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));
         thread.postMessage({ type: 'stop' } satisfies ToThread);
         await exited;
@@ -272,17 +247,19 @@ export class StreamThreads implements HealthProbes {
 
   /** Ends every thread at once, without a clean commit (a shutdown that timed out). */
   async terminate(): Promise<void> {
-    this.stopping = true;
-    this.cancelReplacements();
+    this.halt();
     await Promise.all(this.slots.map((slot) => slot.current?.terminate()));
     await this.group.close();
   }
 
-  /** Clears the pending replacements' timers (the process is stopping). */
-  private cancelReplacements(): void {
+  /** The process stops: clears the pending replacements' timers; each slot stops (or is stopped, with no thread). */
+  private halt(): void {
+    this.stopping = true;
     for (const slot of this.slots) {
       clearTimeout(slot.replaceTimer);
       slot.replaceTimer = undefined;
+      const to = slot.current === undefined ? 'stopped' : 'stopping';
+      if (slot.state.kind !== to && slot.state.kind !== 'stopped') slot.transition({ kind: to });
     }
   }
 

@@ -1,10 +1,10 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { CompileOverrides } from '../topology/compile.js';
 import type { CompiledTopology } from '../topology/compiled-topology.js';
-import { LogContext, createThreadLogger } from './logger.js';
+import { LogContext, createThreadLogger } from '../observability/logger.js';
 import type { FromThread, StreamThreadData, ToThread } from './stream-thread-protocol.js';
-import { Worker } from './worker.js';
-import { WorkerMetrics } from './worker-metrics.js';
+import { Worker } from '../worker/worker.js';
+import { WorkerMetrics } from '../observability/worker-metrics.js';
 
 /** What a stream thread needs from the command that runs it. */
 export interface StreamThreadCommand {

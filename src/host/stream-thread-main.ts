@@ -3,8 +3,8 @@
  * loads the topology file and runs one worker in the thread (see `hostStreamThread`).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { StreamThreadData } from '../worker/stream-thread-protocol.js';
-import { hostStreamThread } from '../worker/stream-thread-host.js';
+import type { StreamThreadData } from './stream-thread-protocol.js';
+import { hostStreamThread } from './stream-thread-host.js';
 import { loadTopology } from './load-topology.js';
 import { exitCodeOf, reportError } from './report-error.js';
 

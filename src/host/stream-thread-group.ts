@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { GroupDescription, KafkaAdmin } from '../kafka/kafka-admin.js';
-import { createKafkaClient } from './kafka-clients.js';
-import { memberIdentity } from './member-identity.js';
+import { createKafkaClient } from '../config/kafka-clients.js';
+import { memberIdentity } from '../worker/member-identity.js';
 import { threadsSettled, type ThreadJoin } from './thread-start-gate.js';
-import type { WorkerConfig } from './worker-config.js';
+import type { WorkerConfig } from '../config/worker-config.js';
 
 /** How often the start gate describes the group while it waits, ms. */
 const SETTLE_POLL_MS = 100;

@@ -1,9 +1,9 @@
 import type { MetricObjectWithValues, MetricValue } from 'prom-client';
 import type { TopicPartition } from '../record/record-types.js';
 import type { CompileOverrides } from '../topology/compile.js';
-import type { MetricEvent } from './metric-events.js';
-import type { WorkerConfig } from './worker-config.js';
-import type { ProbeResult } from './worker-health.js';
+import type { MetricEvent } from '../observability/metric-events.js';
+import type { WorkerConfig } from '../config/worker-config.js';
+import type { ProbeResult } from '../observability/health-probes.js';
 
 /** What a stream thread is started with (its `workerData`). */
 export interface StreamThreadData {

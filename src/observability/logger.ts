@@ -1,6 +1,6 @@
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import pinoPretty from 'pino-pretty';
-import type { LogLevel } from './worker-config.js';
+import type { LogLevel } from '../config/worker-config.js';
 
 /**
  * Fields the worker learns while it runs and every log line then carries: the consumer group
