@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ReplayFencedError } from '../../errors.js';
 import type { RangeBatchContext, TopicRangeReadOptions } from '../../kafka/topic-range.js';
 import type { InputRecord, OutputRecord } from '../../record/record-types.js';
 import { WEIR_HEADERS } from '../../record/weir-headers.js';
@@ -69,9 +70,12 @@ function fakeTool(): DlqTool {
 }
 
 function recordingProgress() {
-  const updates: ReplayCounts[] = [];
-  const stops: ReplayCounts[] = [];
-  const progress: ReplayProgress = { update: (counts) => updates.push(counts), stop: (counts) => stops.push(counts) };
+  const updates: { counts: ReplayCounts; offsets: number }[] = [];
+  const stops: { counts: ReplayCounts; offsets: number }[] = [];
+  const progress: ReplayProgress = {
+    update: (counts, offsets) => updates.push({ counts, offsets }),
+    stop: (counts, offsets) => stops.push({ counts, offsets }),
+  };
   return { progress, updates, stops };
 }
 
@@ -101,5 +105,25 @@ describe('streamReplay', () => {
       { offset: 4, values: ['{"n":10}', '{"n":12}'] },
       { offset: 7, values: [] },
     ]);
+  });
+
+  it('ends the progress at the total offsets, transaction markers included; a fenced run where it stopped', async () => {
+    const { progress, updates, stops } = recordingProgress();
+    await streamReplay(plan(true), fakeTool(), {}, undefined, progress);
+    // After each batch: its end (4, then 7); the marker at 7 is passed only by the read's end.
+    expect(updates.map((u) => u.offsets)).toEqual([4, 7]);
+    expect(stops).toEqual([{ counts: { scanned: 5, replayed: 3, refused: 1, skipped: 0 }, offsets: 8 }]);
+
+    // A fenced run ends where its last transaction put it.
+    const fenced = recordingProgress();
+    let chunks = 0;
+    const txns = {
+      write: async () => {
+        if (++chunks === 2) throw new ReplayFencedError(DLQ, 'weir-replay.pay.dlq.producer');
+      },
+    } as unknown as ReplayTransactions;
+    const result = await streamReplay(plan(false), fakeTool(), {}, txns, fenced.progress);
+    expect(result.fenced).toBeInstanceOf(ReplayFencedError);
+    expect(fenced.stops.map((s) => s.offsets)).toEqual([4]);
   });
 });

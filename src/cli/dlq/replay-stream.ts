@@ -9,6 +9,7 @@ import { deadLetterView } from './dead-letter-view.js';
 import type { DlqTool } from './dlq-tool.js';
 import type { ReplayPlan } from './replay-plan.js';
 import { ReplayPacer } from './replay-pacer.js';
+import { ReplayPosition } from './replay-position.js';
 import type { ReplayProgress } from './replay-progress.js';
 import { buildReplayRecord } from './replay-record.js';
 import { ReplayTally } from './replay-tally.js';
@@ -61,7 +62,7 @@ class ReplayRun {
   private readonly tally = new ReplayTally();
   private readonly pacer: ReplayPacer;
   /** The position committed (or, in a dry run, reached) in each partition. */
-  private readonly committed: Map<number, number>;
+  private readonly position: ReplayPosition;
   /** The original records this run replayed: each at most once. */
   private readonly originals = new DeadLetterDuplicates();
   /** SIGINT or SIGTERM came: stop after the chunk in hand. */
@@ -74,7 +75,7 @@ class ReplayRun {
     private readonly progress: ReplayProgress,
   ) {
     this.pacer = new ReplayPacer(plan.dryRun ? undefined : plan.rate, Date.now());
-    this.committed = new Map([...plan.ranges].map(([p, r]) => [p, r.from]));
+    this.position = new ReplayPosition(plan.ranges);
   }
 
   /** Reads the plan's ranges batch by batch until their end, a signal or a fence. */
@@ -95,13 +96,15 @@ class ReplayRun {
         onRecords: (records, ctx) => this.handleBatch(records, ctx),
         shouldStop: () => this.stopping,
       });
+      // Unless stopped, the read returns at the end of every range, past trailing transaction markers too.
+      if (!this.stopping) this.position.reachedEnd();
     } catch (error) {
       if (!(error instanceof ReplayFencedError)) throw error;
       fenced = error;
     } finally {
       process.removeListener('SIGINT', onSignal);
       process.removeListener('SIGTERM', onSignal);
-      this.progress.stop(this.tally.counts());
+      this.progress.stop(this.tally.counts(), this.position.passed());
     }
     return { tally: this.tally, interrupted: this.stopping, fenced };
   }
@@ -154,12 +157,12 @@ class ReplayRun {
       batch.chunk = [];
       batch.next = position = batch.chunkFirstOffset;
     }
-    if (batch.chunk.length > 0 || position > (this.committed.get(batch.partition) ?? 0)) {
+    if (batch.chunk.length > 0 || position > this.position.get(batch.partition)) {
       await this.write(batch.chunk, batch.partition, position);
       batch.chunk = [];
     }
     await batch.ctx.heartbeat();
-    this.progress.update(this.tally.counts());
+    this.progress.update(this.tally.counts(), this.position.passed());
   }
 
   /** Writes `chunk` and the position in one transaction (in a dry run, only moves the position) and counts the chunk replayed. */
@@ -171,7 +174,7 @@ class ReplayRun {
       if (error instanceof ReplayFencedError) this.tally.scanned -= chunk.length;
       throw error;
     }
-    this.committed.set(partition, position);
+    this.position.set(partition, position);
     this.tally.replayed += chunk.length;
     for (const r of chunk) this.tally.replayedTo.set(r.topic, (this.tally.replayedTo.get(r.topic) ?? 0) + 1);
   }
