@@ -1,14 +1,10 @@
 import { WEIR_HEADERS, headerNumber } from '../record/weir-headers.js';
-import { CappedBackoff } from '../failure/capped-backoff.js';
 import { IllegalStateError } from '../errors.js';
 import { taskId } from '../record/task-id.js';
-import type { PortName } from './ports.js';
 import { DEFAULT_MAX_RECORD_BYTES } from '../record/record-size.js';
 import type { InputRecord } from '../record/record-types.js';
 import { routeOf, type DedupPolicy, type RetryTier, type Subtopology } from '../topology/compiled-topology.js';
-import { AtLeastOnceWriter } from './at-least-once-writer.js';
 import { DedupGate } from './dedup-gate.js';
-import { ExactlyOnceWriter } from './exactly-once-writer.js';
 import type { PollResult, WaitReason } from './poll-result.js';
 import { prepareRecord } from './prepared-record.js';
 import { TaskBuffer, type Slot } from './task-buffer.js';
@@ -16,15 +12,12 @@ import { processorResilience } from './processor-resilience.js';
 import { AttemptRunner } from './attempt-runner.js';
 import { subtopologyView, type SubtopologyView } from './subtopology-view.js';
 import { assertTransition, type TaskState, type TaskStateKind } from './task-state.js';
-import type { TaskWriter } from './task-writer.js';
-import { UnitOfWork } from './unit-of-work.js';
 import { TaskEvents } from './task-events.js';
 import type { PartitionTaskOptions } from './partition-task-options.js';
+import { PortRetry } from './port-retry.js';
+import { TaskFlusher } from './task-flusher.js';
 
 export type { PartitionTaskOptions, TaskOutputPorts } from './partition-task-options.js';
-
-/** Port failures back off from 100 ms, doubling, up to 5 s. */
-const PORT_RETRY_MS = { initial: 100, max: 5_000 } as const;
 
 /**
  * One task per input partition (source or retry tier), as in Kafka Streams: takes the
@@ -48,7 +41,6 @@ export class PartitionTask {
   /** `commit.interval.ms`. */
   private readonly commitIntervalMs: number;
   private readonly tier: RetryTier | null;
-  private readonly writer: TaskWriter;
   private readonly dedup: DedupGate | undefined;
   private readonly events: TaskEvents;
   /** The processor's dedup policy on a source task; null on retry tiers and without dedup. */
@@ -58,16 +50,10 @@ export class PartitionTask {
   private readonly maxPollRecords: number;
   private state: TaskState = { kind: 'running' };
   private readonly buffer: TaskBuffer;
-  /** The next offset after the records whose outcomes are durable. */
-  private durable: number;
-  private unit = new UnitOfWork();
-  private lastCommitAt: number;
-  private readonly portBackoff = new CappedBackoff(PORT_RETRY_MS.initial, PORT_RETRY_MS.max);
-  /**
-   * A port call failed: the task waits until `retryAt`. With `rewrite` (a write failed before
-   * anything became durable), it writes the same unit again before it processes more records.
-   */
-  private portRetry: { readonly retryAt: number; readonly rewrite: boolean } | null = null;
+  /** Writes the unit of work since the last durable point, and commits. */
+  private readonly flusher: TaskFlusher;
+  /** A port call failed: the task waits, and may write the same unit again first. */
+  private readonly portRetry: PortRetry;
 
   constructor(private readonly options: PartitionTaskOptions) {
     const { topology, topic, partition } = options;
@@ -95,13 +81,7 @@ export class PartitionTask {
     });
     this.maxPollRecords = options.maxPollRecords ?? 500;
     this.buffer = new TaskBuffer(options.startOffset);
-    this.durable = options.startOffset;
-    this.lastCommitAt = options.clock.now();
-    const out = options.output;
-    this.writer =
-      out.guarantee === 'at_least_once'
-        ? new AtLeastOnceWriter(topic, partition, out.producer, out.committer, options.startOffset)
-        : new ExactlyOnceWriter(topic, partition, topology.applicationId, out.transactions, out.offsets, options.startOffset);
+    this.portRetry = new PortRetry(options.clock, this.events);
     // Retry-tier records are weir's own copies of records whose key was confirmed when the copy
     // became durable: dedup applies to source records only.
     const policy = this.tier === null ? this.sub.processor.dedup : null;
@@ -111,6 +91,7 @@ export class PartitionTask {
         throw new IllegalStateError(`processor '${this.sub.processor.name}' uses dedup but task ${this.id} has no dedup store`);
       this.dedup = new DedupGate(options.dedupStore, policy, this.id, options.startOffset);
     }
+    this.flusher = new TaskFlusher(options, { buffer: this.buffer, dedup: this.dedup, events: this.events, portRetry: this.portRetry });
   }
 
   /** Current lifecycle state (see {@link TaskState}). */
@@ -130,7 +111,7 @@ export class PartitionTask {
 
   /** The last committed offset (next offset to read). */
   get committedOffset(): number {
-    return this.writer.committedOffset;
+    return this.flusher.committedOffset;
   }
 
   /**
@@ -139,7 +120,7 @@ export class PartitionTask {
    * equals the committed offset.
    */
   get durableOffset(): number {
-    return Math.max(this.durable, this.writer.committedOffset);
+    return this.flusher.durableOffset;
   }
 
   /**
@@ -186,11 +167,10 @@ export class PartitionTask {
   private async step(): Promise<PollResult> {
     if (this.state.kind === 'closed' || this.state.kind === 'fenced') return { kind: 'closed', state: this.state.kind };
     if (this.state.kind === 'stopping') return this.finish(this.state.mode);
-    const now = this.options.clock.now();
-    if (this.portRetry !== null && this.portRetry.retryAt > now)
-      return { kind: 'wait', untilMs: this.portRetry.retryAt, reason: 'port-retry' };
-    if (this.dedup && !(await this.dedup.recover(this.events.listener))) return this.portFailed('dedup', this.dedup.lastError);
-    if (this.portRetry?.rewrite) {
+    const retryWait = this.portRetry.waitBefore(this.options.clock.now());
+    if (retryWait !== undefined) return retryWait;
+    if (this.dedup && !(await this.dedup.recover(this.events.listener))) return this.portRetry.failed('dedup', this.dedup.lastError);
+    if (this.portRetry.rewrite) {
       const flushed = await this.flush(false);
       if (flushed !== undefined) return flushed;
     }
@@ -199,7 +179,7 @@ export class PartitionTask {
     while (processed < this.maxPollRecords && this.state.kind === 'running') {
       // Commit on time even in the middle of a poll: a slow processor must not hold back
       // commit.interval.ms (Kafka Streams checks it between records too).
-      if (processed > 0 && this.commitDue()) {
+      if (processed > 0 && this.flusher.commitDue()) {
         const flushed = await this.flush(false);
         if (flushed !== undefined) return flushed;
       }
@@ -214,7 +194,7 @@ export class PartitionTask {
       }
       const { prepared, claim } = slot;
       if (prepared === undefined || claim === undefined) {
-        if (!(await this.prepareWindow())) return this.portFailed('dedup', this.dedup?.lastError);
+        if (!(await this.prepareWindow())) return this.portRetry.failed('dedup', this.dedup?.lastError);
         continue;
       }
       if (claim === 'busy' && this.dedup !== undefined) {
@@ -223,8 +203,8 @@ export class PartitionTask {
         return this.waitAfterFlush(t + this.dedup.busyRetryMs(), 'dedup-busy');
       }
       const key = prepared.dedupKey;
-      if (claim === 'duplicate' || (key !== null && this.unit.hasKey(key))) {
-        this.unit.addDuplicate();
+      if (claim === 'duplicate' || (key !== null && this.flusher.unit.hasKey(key))) {
+        this.flusher.unit.addDuplicate();
         this.events.outcome(slot.raw, 'duplicate', 0, t);
         this.buffer.advance();
         processed++;
@@ -233,7 +213,7 @@ export class PartitionTask {
       const attempted = this.attempts.attempt(slot, prepared, t);
       const step = attempted instanceof Promise ? await attempted : attempted;
       if (step.kind === 'wait') return this.waitAfterFlush(step.untilMs, step.reason);
-      this.unit.add(step.outputs, prepared.dedupKey);
+      this.flusher.unit.add(step.outputs, prepared.dedupKey);
       this.buffer.advance();
       processed++;
     }
@@ -247,7 +227,7 @@ export class PartitionTask {
     const flushed = await this.flush(false);
     if (flushed !== undefined) return flushed;
     if (this.buffer.unprocessed > 0) return { kind: 'yield' };
-    return this.idleOrCommitWait();
+    return this.flusher.idleOrCommitWait();
   }
 
   /** Deserializes the next window of records and claims their dedup keys in one round trip. */
@@ -264,82 +244,17 @@ export class PartitionTask {
     return this.dedup.claimWindow(window, this.events.listener);
   }
 
-  /** Whether the commit interval has passed since the last commit. */
-  private commitDue(): boolean {
-    return this.options.clock.now() - this.lastCommitAt >= this.commitIntervalMs;
-  }
-
-  /** Writes the unit (if due) and reports; returns a PollResult when the task must stop here. */
+  /** Writes the unit (if due) through the flusher; a fenced write closes the task (state `fenced`). */
   private async flush(forceCommit: boolean): Promise<PollResult | undefined> {
-    const now = this.options.clock.now();
-    const commitDue = forceCommit || this.commitDue();
-    const unit = this.unit;
-    const nextOffset = this.buffer.nextOffset();
-    if (unit.isEmpty && (!commitDue || nextOffset <= this.writer.committedOffset)) return undefined;
-    // exactly_once sends a unit only when its commit is due; at_least_once at every flush. A
-    // transaction in doubt is not sent again, but its claims are renewed while it is resolved
-    // (its fate is the transaction's, whatever the claims say).
-    const inDoubt = this.writer.resolvingInDoubt === true;
-    if (this.dedup !== undefined && !unit.isEmpty && (inDoubt || commitDue || this.options.output.guarantee === 'at_least_once')) {
-      const claims = await this.dedup.reassert(this.buffer.processed(), this.events.listener);
-      if (claims === 'failed' && !inDoubt) return this.portFailed('dedup', this.dedup.lastError);
-      if (claims === 'lost' && !inDoubt) return this.runAgain();
-    }
-    const result = await this.writer.write(unit, nextOffset, commitDue);
-    const durationMs = this.options.clock.now() - now;
-    switch (result.kind) {
-      case 'fenced':
-        this.transition({ kind: 'fenced' });
-        return { kind: 'closed', state: 'fenced' };
-      case 'failed':
-        return this.portFailed(result.port, result.error, true);
-      case 'rewind':
-        this.runAgain();
-        return this.portFailed('transaction', result.error);
-      case 'durable': {
-        this.durable = nextOffset;
-        const confirmed = this.dedup ? await this.dedup.confirm(unit.dedupKeys, this.buffer.waiting(), this.events.listener) : 0;
-        this.buffer.dropProcessed();
-        this.unit = new UnitOfWork();
-        this.events.flushed(this.topic, this.partition, unit, confirmed, result.committed ? nextOffset : undefined, durationMs);
-        if (result.committed || nextOffset <= this.writer.committedOffset) this.lastCommitAt = now;
-        if (result.commitError !== undefined) return this.portFailed('commit', result.commitError);
-        break;
-      }
-      case 'deferred':
-        break;
-    }
-    this.portBackoff.reset();
-    this.portRetry = null;
-    return undefined;
-  }
-
-  /** Nothing of the unit was written: its records run again from the last durable point. */
-  private runAgain(): PollResult {
-    this.buffer.rewind();
-    this.unit = new UnitOfWork();
-    this.events.rewound();
-    return { kind: 'yield' };
+    const result = await this.flusher.flush(forceCommit);
+    if (result?.kind === 'closed') this.transition({ kind: 'fenced' });
+    return result;
   }
 
   private async waitAfterFlush(untilMs: number, reason: WaitReason): Promise<PollResult> {
     const longWait = untilMs - this.options.clock.now() >= this.commitIntervalMs;
     const flushed = await this.flush(longWait || this.options.output.guarantee === 'exactly_once');
     return flushed ?? { kind: 'wait', untilMs, reason };
-  }
-
-  private idleOrCommitWait(): PollResult {
-    const pending = !this.unit.isEmpty || this.buffer.nextOffset() > this.writer.committedOffset;
-    if (!pending) return { kind: 'idle' };
-    return { kind: 'wait', untilMs: this.lastCommitAt + this.commitIntervalMs, reason: 'commit' };
-  }
-
-  /** A port failed: report it and wait (capped backoff); `rewrite` the unit first when nothing of it became durable. */
-  private portFailed(port: PortName, error: unknown, rewrite = false): PollResult {
-    const retryInMs = this.portBackoff.next();
-    this.portRetry = { retryAt: this.options.clock.now() + retryInMs, rewrite };
-    this.events.portError(port, error, retryInMs);
-    return { kind: 'wait', untilMs: this.portRetry.retryAt, reason: 'port-retry' };
   }
 
   private async finish(mode: 'stop' | 'close'): Promise<PollResult> {

@@ -16,7 +16,7 @@
  * }), { numRuns: propertyRuns() });
  */
 export { TopologyTestDriver } from './topology-test-driver.js';
-export type { TopologyTestDriverOptions } from './topology-test-driver.js';
+export type { TopologyTestDriverOptions } from './topology-test-driver-options.js';
 export type { DriverTaskStatus } from './task-scheduler.js';
 export type { NextStep } from './driver-task.js';
 export type { DriverHistory, DriverRecordEvent, DriverFlushEvent, DriverPortErrorEvent, DriverRestart } from './driver-history.js';

@@ -1,9 +1,6 @@
 import { MemoryDedupStore } from '../dedup/memory-dedup-store.js';
-import { topologyDefinitionOf, type TopologyBuilder } from '../dsl/topology-builder.js';
-import { murmur2Partition } from '../record/murmur2.js';
+import type { TopologyBuilder } from '../dsl/topology-builder.js';
 import { taskId } from '../record/task-id.js';
-import type { Random } from '../failure/backoff.js';
-import { compile, type CompileOverrides } from '../topology/compile.js';
 import type { CompiledTopology } from '../topology/compiled-topology.js';
 import type { DriverHistory } from './driver-history.js';
 import { HistoryRecorder } from './driver-history.js';
@@ -11,44 +8,15 @@ import { DriverTask } from './driver-task.js';
 import { FaultInjector, type PollAction } from './fault-injector.js';
 import type { FaultPoint, FaultSchedule } from './fault-schedule.js';
 import { InMemoryKafka } from './in-memory-kafka.js';
+import { InputPipe } from './input-pipe.js';
 import { ManualClock } from './manual-clock.js';
 import { seededRandom } from './seeded-random.js';
-import {
-  TEST_INPUT_HEADER,
-  serializeInput,
-  toDeadLetter,
-  toTestOutput,
-  type DeadLetter,
-  type PipedInput,
-  type TestInput,
-  type TestOutput,
-} from './test-records.js';
+import { toDeadLetter, toTestOutput, type DeadLetter, type PipedInput, type TestInput, type TestOutput } from './test-records.js';
 import { TopicCatalog } from './topic-catalog.js';
 import { TaskScheduler, type DriverTaskStatus } from './task-scheduler.js';
-import { TestDriverError } from '../errors.js';
+import type { TopologyTestDriverOptions } from './topology-test-driver-options.js';
+import { topologyUnderTest } from './topology-under-test.js';
 import { ResilienceRegistry } from '../runtime/processor-resilience.js';
-
-/** Options of a {@link TopologyTestDriver}. Times in ms. */
-export interface TopologyTestDriverOptions {
-  /** The virtual clock (default: a new ManualClock at 2024-01-01T00:00:00Z). */
-  readonly clock?: ManualClock;
-  /** Seed of the backoff-jitter random (default 1). */
-  readonly seed?: number;
-  /** Backoff-jitter source; wins over `seed`. */
-  readonly random?: Random;
-  /** Partitions of every source topic, or per source topic (default 1). Sinks, DLQs and tiers get their source's count. */
-  readonly partitions?: number | Readonly<Record<string, number>>;
-  /** `application.id`, `processing.guarantee`, `commit.interval.ms` overrides, as `weir run` flags. */
-  readonly overrides?: CompileOverrides;
-  /** Faults to inject (see {@link FaultSchedule}). More can be added with `schedule()`. */
-  readonly faults?: FaultSchedule;
-  /** The dedup store (default: a MemoryDedupStore on the driver's clock). */
-  readonly dedupStore?: MemoryDedupStore;
-  /** Records a task processes per poll (the task's default 500). */
-  readonly maxPollRecords?: number;
-  /** Records buffered per partition before fetching pauses (default 2000, as the worker). */
-  readonly maxBufferedRecords?: number;
-}
 
 /**
  * Kafka Streams' TopologyTestDriver for weir, with retry timing and faults: runs a topology
@@ -88,8 +56,7 @@ export class TopologyTestDriver {
   private readonly recorder: HistoryRecorder;
   private readonly injector: FaultInjector;
   private readonly scheduler: TaskScheduler;
-  private readonly piped: PipedInput[] = [];
-  private roundRobin = 0;
+  private readonly input: InputPipe;
 
   /**
    * @param topology what a topology file default-exports (a builder), or a compiled topology
@@ -97,12 +64,13 @@ export class TopologyTestDriver {
    *   faults; TypeError when `topology` is neither
    */
   constructor(topology: TopologyBuilder | CompiledTopology, options: TopologyTestDriverOptions = {}) {
-    this.topology = topologyDefinitionOf(topology) !== undefined ? compile(topology, options.overrides) : asCompiled(topology);
+    this.topology = topologyUnderTest(topology, options.overrides);
     this.clock = options.clock ?? new ManualClock();
     this.kafka = new InMemoryKafka(this.clock);
     this.dedupStore = options.dedupStore ?? new MemoryDedupStore(this.clock);
     this.catalog = new TopicCatalog(this.topology, options.partitions);
     for (const t of this.catalog.all()) this.kafka.createTopic(t.topic, t.partitions);
+    this.input = new InputPipe(this.kafka, this.catalog, this.clock);
     this.recorder = new HistoryRecorder(this.clock);
     this.resilience = new ResilienceRegistry(this.topology, (t) => this.recorder.circuitTransitions.push(t));
     this.injector = new FaultInjector(
@@ -146,7 +114,7 @@ export class TopologyTestDriver {
 
   /** Every record piped in so far, in pipe order (index = input id). */
   get inputs(): readonly PipedInput[] {
-    return this.piped;
+    return this.input.inputs;
   }
 
   /** What happened so far: record outcomes per task incarnation, flushes, port errors, restarts, faults. */
@@ -163,38 +131,7 @@ export class TopologyTestDriver {
    *   or a key or value cannot be serialized (naming the record)
    */
   async pipeInput<K, V>(topic: string, records: TestInput<K, V> | readonly TestInput<K, V>[]): Promise<PipedInput<K, V>[]> {
-    const info = this.catalog.require(topic, ['source', 'retry-tier'], 'pipeInput');
-    const list: readonly TestInput<K, V>[] = Array.isArray(records) ? records : [records as TestInput<K, V>];
-    const piped: PipedInput<K, V>[] = [];
-    const producer = this.kafka.producer();
-    for (const [index, input] of list.entries()) {
-      const { key, value } = serializeInput(topic, index, input, info.serdes);
-      const partition = input.partition ?? (key === null ? this.roundRobin++ % info.partitions : murmur2Partition(key, info.partitions));
-      if (!Number.isInteger(partition) || partition < 0 || partition >= info.partitions) {
-        throw new TestDriverError(
-          `pipeInput('${topic}') record ${index}: partition ${partition} does not exist (the topic has ${info.partitions})`,
-        );
-      }
-      const id = this.piped.length;
-      const headers = { ...input.headers, [TEST_INPUT_HEADER]: String(id) };
-      const offset = this.kafka.endOffset(topic, partition);
-      const timestamp = input.timestamp ?? this.clock.now();
-      await producer.send([{ topic, partition, key, value, headers, timestamp }]);
-      const entry: PipedInput<K, V> = {
-        id,
-        topic,
-        partition,
-        offset,
-        timestamp,
-        key: input.key ?? null,
-        value: input.value,
-        rawKey: key,
-        rawValue: value,
-        headers: { ...input.headers },
-      };
-      this.piped.push(entry);
-      piped.push(entry);
-    }
+    const piped = await this.input.write(topic, records);
     await this.scheduler.run();
     return piped;
   }
@@ -331,18 +268,4 @@ export class TopologyTestDriver {
     if (action.kind === 'dedup-store') this.dedupStore.down = action.down;
     else await this.scheduler.moveTasks(action.graceful, () => true);
   }
-}
-
-function asCompiled(topology: unknown): CompiledTopology {
-  const t = topology as Partial<CompiledTopology> | null;
-  if (
-    typeof t !== 'object' ||
-    t === null ||
-    typeof t.applicationId !== 'string' ||
-    t.topicRoutes === undefined ||
-    t.subtopologies === undefined
-  ) {
-    throw new TypeError('TopologyTestDriver: expected a topology built with topology(...) from weir, or one compiled with compile()');
-  }
-  return t as CompiledTopology;
 }

@@ -202,4 +202,28 @@ describe(onClient('weir dlq replay under SIGKILL'), () => {
     );
     expect(replayed.sort((a, b) => a - b)).toEqual(Array.from({ length: 10 }, (_, n) => n));
   });
+
+  it('ends its progress at 100 % on a DLQ written in transactions, whose markers hold offsets', async () => {
+    const dlq = unique('txn.dlq');
+    const target = unique('txn.target');
+    await fx.createTopics([
+      { topic: dlq, partitions: 1 },
+      { topic: target, partitions: 1 },
+    ]);
+    const producer = fx.kafka.producer({ transactionalId: unique('txn-dlq-writer'), idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    fx.onTeardown(() => producer.disconnect());
+    // Three committed transactions of 2 dead letters and an aborted one: 6 records in 12 offsets.
+    for (const [i, commit] of [true, true, true, false].entries()) {
+      const txn = await producer.transaction();
+      await txn.send({ topic: dlq, acks: -1, messages: [deadLetter(2 * i, target), deadLetter(2 * i + 1, target)] });
+      await (commit ? txn.commit() : txn.abort());
+    }
+
+    const replay = await runWeir(['dlq', 'replay', dlq, '--to', target]);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stdout).toMatch(/replayed\s+6 /);
+    const progress = replay.stderr.split('\n').filter((line) => line.startsWith(`replay ${dlq}: `));
+    expect(progress.at(-1)).toBe(`replay ${dlq}: 12/12 offsets (100%), scanned 6, replayed 6, refused 0, skipped 0, ETA 0s`);
+  });
 });

@@ -12,17 +12,21 @@ export interface ReplayCounts {
   readonly skipped: number;
 }
 
-/** Shows a replay's progress on stderr. */
+/**
+ * Shows a replay's progress on stderr. Progress is measured in offsets of the DLQ topic, as
+ * its total is: transaction markers hold offsets too, so records alone would stop short of it.
+ */
 export interface ReplayProgress {
-  update(counts: ReplayCounts): void;
-  /** Final update; removes the bar's timers. */
-  stop(counts: ReplayCounts): void;
+  /** @param offsets the offsets passed so far (`ReplayPosition.passed()`), at most the total */
+  update(counts: ReplayCounts, offsets: number): void;
+  /** Final update; removes the bar's timers. `offsets` is the total when the read reached the end of its ranges. */
+  stop(counts: ReplayCounts, offsets: number): void;
 }
 
 /** Options of {@link createReplayProgress}. */
 export interface ReplayProgressOptions {
   readonly label: string;
-  /** DLQ records to read. */
+  /** DLQ offsets to pass (the plan's ranges: records and transaction markers). */
   readonly total: number;
   readonly stream?: NodeJS.WriteStream;
   /** Plain lines at most this often, ms (default 2 000). */
@@ -31,7 +35,7 @@ export interface ReplayProgressOptions {
   readonly dryRun?: boolean;
 }
 
-const payload = (c: ReplayCounts) => ({ replayed: c.replayed, refused: c.refused, skipped: c.skipped });
+const payload = (c: ReplayCounts) => ({ scanned: c.scanned, replayed: c.replayed, refused: c.refused, skipped: c.skipped });
 
 function formatEta(seconds: number): string {
   if (!Number.isFinite(seconds)) return '?';
@@ -50,7 +54,7 @@ export function createReplayProgress(options: ReplayProgressOptions): ReplayProg
   if (stream.isTTY === true) {
     const bar = new cliProgress.SingleBar(
       {
-        format: `${options.label} |{bar}| {percentage}% | {value}/{total} scanned | ${replayed} {replayed} | refused {refused} | skipped {skipped} | ETA {eta_formatted}`,
+        format: `${options.label} |{bar}| {percentage}% | {value}/{total} offsets | scanned {scanned} | ${replayed} {replayed} | refused {refused} | skipped {skipped} | ETA {eta_formatted}`,
         stream,
         hideCursor: true,
         etaBuffer: 50,
@@ -59,9 +63,9 @@ export function createReplayProgress(options: ReplayProgressOptions): ReplayProg
     );
     bar.start(options.total, 0, payload({ scanned: 0, replayed: 0, refused: 0, skipped: 0 }));
     return {
-      update: (c) => bar.update(c.scanned, payload(c)),
-      stop: (c) => {
-        bar.update(c.scanned, payload(c));
+      update: (c, offsets) => bar.update(offsets, payload(c)),
+      stop: (c, offsets) => {
+        bar.update(offsets, payload(c));
         bar.stop();
       },
     };
@@ -69,19 +73,19 @@ export function createReplayProgress(options: ReplayProgressOptions): ReplayProg
   const started = Date.now();
   const interval = options.plainIntervalMs ?? 2_000;
   let lastLineAt = 0;
-  const line = (c: ReplayCounts): void => {
+  const line = (c: ReplayCounts, offsets: number): void => {
     const elapsed = (Date.now() - started) / 1000;
-    const eta = c.scanned === 0 ? Number.NaN : (elapsed / c.scanned) * (options.total - c.scanned);
-    const pct = options.total === 0 ? 100 : Math.floor((c.scanned / options.total) * 100);
+    const eta = offsets === 0 ? Number.NaN : (elapsed / offsets) * (options.total - offsets);
+    const pct = options.total === 0 ? 100 : Math.floor((offsets / options.total) * 100);
     stream.write(
-      `${options.label}: ${c.scanned}/${options.total} scanned (${pct}%), ${replayed} ${c.replayed}, refused ${c.refused}, skipped ${c.skipped}, ETA ${c.scanned >= options.total ? '0s' : formatEta(eta)}\n`,
+      `${options.label}: ${offsets}/${options.total} offsets (${pct}%), scanned ${c.scanned}, ${replayed} ${c.replayed}, refused ${c.refused}, skipped ${c.skipped}, ETA ${offsets >= options.total ? '0s' : formatEta(eta)}\n`,
     );
   };
   return {
-    update: (c) => {
+    update: (c, offsets) => {
       if (Date.now() - lastLineAt < interval) return;
       lastLineAt = Date.now();
-      line(c);
+      line(c, offsets);
     },
     stop: line,
   };

@@ -1,0 +1,41 @@
+// What the user gave weir is wrong: a topology file that does not compile or load, a config value.
+import { WeirError } from './weir-error.js';
+
+/**
+ * A topology file that does not compile. `node` names the offending node (source topic,
+ * processor or sink name) when there is one.
+ */
+export class TopologyError extends WeirError {
+  readonly node: string | undefined;
+  readonly problem: string;
+  /** The topology file, when known. */
+  readonly file: string | undefined;
+
+  constructor(node: string | undefined, problem: string, file?: string) {
+    const what = node === undefined ? problem : `node '${node}': ${problem}`;
+    super('WEIR_TOPOLOGY_INVALID', file === undefined ? what : `${file}: ${what}`);
+    this.node = node;
+    this.problem = problem;
+    this.file = file;
+  }
+}
+
+/** A topology file that cannot be loaded (missing, syntax error, no default export, ...). */
+export class TopologyLoadError extends WeirError {
+  readonly file: string;
+
+  constructor(file: string, reason: string, options?: { cause?: unknown }) {
+    super('WEIR_TOPOLOGY_LOAD', `${file}: ${reason}`, options);
+    this.file = file;
+  }
+}
+
+/** A bad configuration value. `key` is the flag or environment variable at fault. */
+export class ConfigError extends WeirError {
+  readonly key: string;
+
+  constructor(key: string, problem: string) {
+    super('WEIR_CONFIG_INVALID', `invalid config '${key}': ${problem}`);
+    this.key = key;
+  }
+}
