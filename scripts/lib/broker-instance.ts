@@ -26,6 +26,16 @@ export interface BrokerInstance {
   readonly controllerPort: number;
   /** Extra broker properties, appended to the template's (they win). */
   readonly properties?: Readonly<Record<string, string>>;
+  /**
+   * Run the KRaft controller as a process of its own (`process.roles=controller`, on
+   * `controllerPort`) next to the broker (`process.roles=broker`), as production clusters do,
+   * instead of one combined node. A crash test then SIGKILLs the broker alone: the controller
+   * stays up and fences the dead broker within `broker.session.timeout.ms`, so the restarted
+   * broker never acts on a stale metadata image (a combined node does, and its transaction
+   * coordinator then drops transaction markers: docs/guarantees.md, "Broker crashes and hanging
+   * transactions").
+   */
+  readonly separateController?: boolean;
 }
 
 /** The files (absolute paths) and address of one broker: the shared default one, or an instance. */
@@ -39,6 +49,13 @@ export interface BrokerFiles {
   readonly brokerPid: string;
   /** Held (it holds the holder's pid) while a start is under way. */
   readonly startLock: string;
+  /** The controller process's files, when the instance runs one of its own ({@link BrokerInstance.separateController}). */
+  readonly controller?: {
+    readonly properties: string;
+    readonly dataDir: string;
+    readonly log: string;
+    readonly pid: string;
+  };
   /** Undefined for the shared broker. */
   readonly instance?: BrokerInstance;
 }
@@ -73,6 +90,16 @@ export function brokerFiles(instance?: BrokerInstance): BrokerFiles {
     brokerPid: path.join(dir, 'broker.pid'),
     startLock: path.join(dir, 'start.lock'),
     instance,
+    ...(instance.separateController === true
+      ? {
+          controller: {
+            properties: path.join(dir, 'controller.properties'),
+            dataDir: path.join(dir, 'controller-data'),
+            log: path.join(dir, 'controller.log'),
+            pid: path.join(dir, 'controller.pid'),
+          },
+        }
+      : {}),
   };
 }
 

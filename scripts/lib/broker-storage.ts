@@ -45,28 +45,54 @@ export async function writeServerProperties(files: BrokerFiles): Promise<void> {
   const instance = files.instance;
   if (instance !== undefined) {
     const { port, controllerPort } = instance;
-    generated =
-      generated
-        .replace(/^controller\.quorum\.voters=.*$/m, `controller.quorum.voters=1@127.0.0.1:${controllerPort}`)
-        .replace(/^listeners=.*$/m, `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`)
-        .replace(/^advertised\.listeners=.*$/m, `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`) +
+    const controller = files.controller;
+    // The instance's extra properties go to both processes (the broker session is the controller's).
+    const extra =
       `\n# Instance '${instance.name}'\n` +
       Object.entries(instance.properties ?? {})
         .map(([k, v]) => `${k}=${v}\n`)
         .join('');
+    generated = generated
+      .replace(/^controller\.quorum\.voters=.*$/m, `controller.quorum.voters=1@127.0.0.1:${controllerPort}`)
+      .replace(/^advertised\.listeners=.*$/m, `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`);
+    if (controller !== undefined) {
+      // A broker session shorter than the default 9 s: a SIGKILLed broker is fenced well before
+      // its restart registers again (stopBroker waits for that fence).
+      generated += '\nbroker.session.timeout.ms=4000\nbroker.heartbeat.interval.ms=500\n';
+      // The controller (node 1) listens on controllerPort only; the broker (node 2) on port only.
+      await writeFile(
+        controller.properties,
+        generated
+          .replace(/^process\.roles=.*$/m, 'process.roles=controller')
+          .replace(/^listeners=.*$/m, `listeners=CONTROLLER://127.0.0.1:${controllerPort}`)
+          .replace(/^(advertised\.listeners|inter\.broker\.listener\.name)=.*$/gm, '')
+          .replace(/^log\.dirs=.*$/m, `log.dirs=${controller.dataDir.replaceAll('\\', '/')}`) + extra,
+      );
+      generated = generated
+        .replace(/^process\.roles=.*$/m, 'process.roles=broker')
+        .replace(/^node\.id=.*$/m, 'node.id=2')
+        .replace(/^listeners=.*$/m, `listeners=PLAINTEXT://127.0.0.1:${port}`);
+    } else {
+      generated = generated.replace(/^listeners=.*$/m, `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`);
+    }
+    generated += extra;
   }
   await writeFile(files.serverProperties, generated);
 }
 
 /**
- * Formats the KRaft storage in `.kafka/data` (or the instance's) unless it already is; output
- * goes to the broker log.
+ * Formats the KRaft storage in `.kafka/data` (or the instance's, and its controller's with the
+ * same cluster id) unless it already is; output goes to the broker (controller) log.
  *
  * @throws Error when `java` is missing, or `kafka-storage random-uuid` or `format` fails (the
  *   message quotes the end of their output).
  */
 export async function formatStorageOnce(files: BrokerFiles): Promise<void> {
-  if (existsSync(path.join(files.dataDir, 'meta.properties'))) return;
+  const stores = [
+    { config: files.serverProperties, dataDir: files.dataDir, log: files.brokerLog },
+    ...(files.controller ? [{ config: files.controller.properties, dataDir: files.controller.dataDir, log: files.controller.log }] : []),
+  ].filter((store) => !existsSync(path.join(store.dataDir, 'meta.properties')));
+  if (stores.length === 0) return;
   const java = javaExecutable();
   const classpath = path.join(kafkaPaths.lib, '*');
   const jvm = [...log4jOptions(), '-cp', classpath];
@@ -81,16 +107,18 @@ export async function formatStorageOnce(files: BrokerFiles): Promise<void> {
   if (uuid.code !== 0 || !/^[A-Za-z0-9_-]{22}$/.test(clusterId)) {
     throw new Error(`\`kafka-storage random-uuid\` failed (exit ${uuid.code}):\n${tail([uuid.stdout, uuid.stderr], LOG_TAIL_LINES)}`);
   }
-  const format = await run(
-    java,
-    [...jvm, 'kafka.tools.StorageTool', 'format', '--config', files.serverProperties, `--cluster-id=${clusterId}`, '--ignore-formatted'],
-    { timeoutMs: 120_000 },
-  );
-  await writeFile(files.brokerLog, `${format.stdout}${format.stderr}`, { flag: 'a' });
-  if (format.code !== 0) {
-    throw new Error(
-      `Formatting the Kafka storage in ${files.dataDir} failed (exit ${format.code}):\n` +
-        tail([format.stdout, format.stderr], LOG_TAIL_LINES),
+  for (const store of stores) {
+    const format = await run(
+      java,
+      [...jvm, 'kafka.tools.StorageTool', 'format', '--config', store.config, `--cluster-id=${clusterId}`, '--ignore-formatted'],
+      { timeoutMs: 120_000 },
     );
+    await writeFile(store.log, `${format.stdout}${format.stderr}`, { flag: 'a' });
+    if (format.code !== 0) {
+      throw new Error(
+        `Formatting the Kafka storage in ${store.dataDir} failed (exit ${format.code}):\n` +
+          tail([format.stdout, format.stderr], LOG_TAIL_LINES),
+      );
+    }
   }
 }

@@ -14,7 +14,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { link, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from '../../src/kafkajs/kafkajs-library.js';
@@ -67,11 +67,7 @@ export async function brokerAnswers(brokers: string = DEFAULT_BROKERS, timeoutMs
  * process is alive and is a `java … kafka.Kafka` process; undefined otherwise.
  */
 export async function brokerPid(instance?: BrokerInstance): Promise<number | undefined> {
-  const pid = await readPidFile(brokerFiles(instance).brokerPid);
-  if (pid === undefined) return undefined;
-  const argv = await processCommandLine(pid);
-  if (!argv || !argv.includes('kafka.Kafka') || !path.basename(argv[0] ?? '').startsWith('java')) return undefined;
-  return pid;
+  return kafkaPid(brokerFiles(instance).brokerPid);
 }
 
 /** Last `lines` lines of `.kafka/broker.log` (or the instance's log; empty string when there is none). */
@@ -187,6 +183,7 @@ async function startBrokerLocked(options: StartBrokerOptions, files: BrokerFiles
   if (existsSync(files.brokerLog)) await rename(files.brokerLog, `${files.brokerLog}.1`);
   await writeServerProperties(files);
   await formatStorageOnce(files);
+  if (files.controller !== undefined) await ensureController(files.controller);
 
   const java = javaExecutable();
   const args = [
@@ -250,6 +247,50 @@ async function startBrokerLocked(options: StartBrokerOptions, files: BrokerFiles
   }
 }
 
+/** The pid in `pidFile` when that process is alive and is a `java … kafka.Kafka` process. */
+async function kafkaPid(pidFile: string): Promise<number | undefined> {
+  const pid = await readPidFile(pidFile);
+  if (pid === undefined) return undefined;
+  const argv = await processCommandLine(pid);
+  if (!argv || !argv.includes('kafka.Kafka') || !path.basename(argv[0] ?? '').startsWith('java')) return undefined;
+  return pid;
+}
+
+/**
+ * Starts an instance's own KRaft controller process (detached, 256 MiB heap) unless it runs
+ * already; the broker started next waits for it (a controller restarts nothing of the broker's).
+ *
+ * @throws Error when Java is missing
+ */
+async function ensureController(controller: NonNullable<BrokerFiles['controller']>): Promise<void> {
+  if ((await kafkaPid(controller.pid)) !== undefined) return;
+  if (existsSync(controller.log)) await rename(controller.log, `${controller.log}.1`);
+  const java = javaExecutable();
+  const args = [
+    '-Xmx256m',
+    '-Xms64m',
+    '-XX:+UseG1GC',
+    '-Djava.awt.headless=true',
+    ...log4jOptions(),
+    '-cp',
+    path.join(kafkaPaths.lib, '*'),
+    'kafka.Kafka',
+    controller.properties,
+  ];
+  const log = await open(controller.log, 'a');
+  try {
+    const child = spawn(java, args, { cwd: repoRoot, detached: true, stdio: ['ignore', log.fd, log.fd] });
+    const pid = await new Promise<number>((resolve, reject) => {
+      child.once('error', (error) => reject(isEnoent(error) ? javaNotFound(java) : error));
+      child.once('spawn', () => resolve(child.pid as number));
+    });
+    child.unref();
+    await writeFile(controller.pid, `${pid}\n`);
+  } finally {
+    await log.close();
+  }
+}
+
 /** Options of {@link stopBroker}. */
 export interface StopBrokerOptions {
   /** How long to wait after SIGTERM before SIGKILL, in ms (default 30 000). */
@@ -262,7 +303,9 @@ export interface StopBrokerOptions {
 
 /**
  * Stops the broker recorded in `.kafka/broker.pid`, after checking that the pid still is a
- * `java … kafka.Kafka` process: SIGTERM, wait up to `timeoutMs` ms, then SIGKILL. Removes the
+ * `java … kafka.Kafka` process: SIGTERM, wait up to `timeoutMs` ms, then SIGKILL. An instance's
+ * own controller ({@link BrokerInstance.separateController}) keeps running (removeBrokerInstance
+ * stops it). Removes the
  * pid file and keeps `.kafka/data`, so the next {@link startBroker} continues with the same
  * topics and offsets. A broker not started by this module (no pid file) is left alone.
  *
@@ -276,11 +319,28 @@ export async function stopBroker(options: StopBrokerOptions = {}): Promise<boole
     await rm(files.brokerPid, { force: true });
     return false;
   }
+  const controllerLogFrom = files.controller !== undefined ? await fileSize(files.controller.log) : undefined;
   if (!(await terminate(pid, options.timeoutMs ?? 30_000, options.hard ?? false))) {
     throw new Error(`The Kafka broker (pid ${pid}) is still running after SIGKILL.`);
   }
   await rm(files.brokerPid, { force: true });
+  // A crashed broker of an instance with its own controller: wait until the controller fenced it
+  // (its session timed out), so that its restart registers afresh instead of acting on the
+  // metadata of its dead incarnation. (A graceful stop unregisters at once.)
+  if (options.hard === true && files.controller !== undefined && controllerLogFrom !== undefined) {
+    const { log } = files.controller;
+    await pollUntil(async () => (await readFrom(log, controllerLogFrom)).includes('Fencing broker'), 20_000, 200);
+  }
   return true;
+}
+
+async function fileSize(file: string): Promise<number> {
+  return (await stat(file).catch(() => undefined))?.size ?? 0;
+}
+
+async function readFrom(file: string, offset: number): Promise<string> {
+  const text = await readFile(file).catch(() => Buffer.alloc(0));
+  return text.subarray(offset).toString('utf8');
 }
 
 /**
@@ -296,6 +356,8 @@ export async function stopBroker(options: StopBrokerOptions = {}): Promise<boole
 export async function removeBrokerInstance(instance: BrokerInstance): Promise<boolean> {
   const files = brokerFiles(instance);
   const stopped = await stopBroker({ instance, timeoutMs: 10_000 });
+  const controllerPid = files.controller === undefined ? undefined : await kafkaPid(files.controller.pid);
+  if (controllerPid !== undefined) await terminate(controllerPid, 10_000);
   await rm(files.runtimeDir, { recursive: true, force: true });
   return stopped;
 }

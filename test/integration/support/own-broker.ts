@@ -29,7 +29,13 @@ export interface OwnBroker {
 
 /** A broker instance named `<prefix>-<random>`. */
 export function ownBroker(prefix: string): OwnBroker {
-  const instance: BrokerInstance = { name: `${prefix}-${randomBytes(3).toString('hex')}`, port: 0, controllerPort: 0 };
+  // A controller of its own: a SIGKILLed broker is fenced while it is down (see BrokerInstance.separateController).
+  const instance: BrokerInstance = {
+    name: `${prefix}-${randomBytes(3).toString('hex')}`,
+    port: 0,
+    controllerPort: 0,
+    separateController: true,
+  };
   return {
     instance,
     start: async () => {
