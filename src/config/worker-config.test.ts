@@ -67,6 +67,8 @@ describe('loadWorkerConfig', () => {
     [{ topicPartitions: '0' }, {}, '--partitions', /0/],
     [{ applicationId: 'a b' }, {}, '--application-id', /letters/],
     [{ metricsPort: 'ninety' }, {}, '--metrics-port', /"ninety"/],
+    [{ metricsHost: 'my host' }, {}, '--metrics-host', /IP address or a host name/],
+    [{}, { WEIR_METRICS_HOST: '-x' }, 'WEIR_METRICS_HOST', /IP address or a host name/],
     [{ heartbeatIntervalMs: '40000' }, {}, '--heartbeat-interval-ms', /less than the session timeout/],
     [{ stuckTaskMs: '5' }, {}, '--stuck-task-ms', /1000/],
     [{}, { WEIR_EVENT_LOOP_STALL_MS: 'soon' }, 'WEIR_EVENT_LOOP_STALL_MS', /"soon"/],
@@ -92,5 +94,30 @@ describe('loadWorkerConfig', () => {
     expect(e.key).toBe(key);
     expect(e.message).toContain(`'${key}'`);
     expect(e.message).toMatch(message);
+  });
+
+  it('takes an IP address or host name for the metrics server', () => {
+    expect(loadWorkerConfig({ metricsHost: '127.0.0.1' }, {}).metricsHost).toBe('127.0.0.1');
+    expect(loadWorkerConfig({}, { WEIR_METRICS_HOST: '::1' }).metricsHost).toBe('::1');
+    expect(loadWorkerConfig({ metricsHost: 'metrics.local' }, {}).metricsHost).toBe('metrics.local');
+    expect(loadWorkerConfig({}, {}).metricsHost).toBeUndefined();
+  });
+
+  it('words every problem in its own terms, never as raw zod text, and reports them all at once', () => {
+    expect(configError({ threads: '0' }).message).toBe(`invalid config '--threads': must be at least 1 (got "0")`);
+    expect(configError({ metricsPort: '99999' }).message).toBe(`invalid config '--metrics-port': must be at most 65535 (got "99999")`);
+    expect(configError({ processingGuarantee: 'maybe' }).message).toBe(
+      `invalid config '--guarantee': must be one of at_least_once, exactly_once (got "maybe")`,
+    );
+    expect(configError({ logLevel: 'loud' }).message).toBe(
+      `invalid config '--log-level': must be one of fatal, error, warn, info, debug, trace, silent (got "loud")`,
+    );
+    const all = configError({ threads: '0', metricsPort: '99999' }, { WEIR_SESSION_TIMEOUT_MS: '1000' });
+    expect(all.message.split('; ')).toEqual([
+      `invalid config 'WEIR_SESSION_TIMEOUT_MS': must be at least 6000 (got "1000")`,
+      `invalid config '--metrics-port': must be at most 65535 (got "99999")`,
+      `invalid config '--threads': must be at least 1 (got "0")`,
+    ]);
+    expect(all.message).not.toMatch(/Too (small|big)|expected|Invalid option/);
   });
 });

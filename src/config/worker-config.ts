@@ -26,6 +26,8 @@ export interface WorkerConfig {
   readonly topicPartitions?: number;
   /** Serve Prometheus metrics on this port (`/metrics`); off when absent. */
   readonly metricsPort?: number;
+  /** The address the metrics server binds (an interface's IP address or a host name); default every interface. */
+  readonly metricsHost?: string;
   /** `transaction.timeout.ms` of exactly_once producers. */
   readonly transactionTimeoutMs: number;
   /** Records buffered per partition before fetching pauses. */
@@ -68,6 +70,7 @@ export const CONFIG_SOURCES = {
   heartbeatIntervalMs: { flag: '--heartbeat-interval-ms', env: 'WEIR_HEARTBEAT_INTERVAL_MS' },
   topicPartitions: { flag: '--partitions', env: 'WEIR_TOPIC_PARTITIONS' },
   metricsPort: { flag: '--metrics-port', env: 'WEIR_METRICS_PORT' },
+  metricsHost: { flag: '--metrics-host', env: 'WEIR_METRICS_HOST' },
   transactionTimeoutMs: { flag: '--transaction-timeout-ms', env: 'WEIR_TRANSACTION_TIMEOUT_MS' },
   maxBufferedRecords: { flag: '--max-buffered-records', env: 'WEIR_MAX_BUFFERED_RECORDS' },
   maxRecordBytes: { flag: '--max-record-bytes', env: 'WEIR_MAX_RECORD_BYTES' },
@@ -84,9 +87,16 @@ type Key = keyof typeof CONFIG_SOURCES;
 /** Most stream threads one process may run (each holds its own consumer, producers and V8 heap). */
 export const MAX_THREADS = 256;
 
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const GUARANTEES = ['at_least_once', 'exactly_once'] as const;
+
 // Decimal digits only: an empty value is not 0, and ' 2', '0x2' or '1e0' (which Number() takes) are no counts.
 const int = (min: number, max: number) =>
-  z.string().regex(/^\d+$/, 'must be a whole number in decimal digits').transform(Number).pipe(z.number().int().min(min).max(max));
+  z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number in decimal digits')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 const hostPort = /^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/;
 
 const schema = z.object({
@@ -122,17 +132,22 @@ const schema = z.object({
       nodes.map((n) => ({ host: n.slice(0, n.lastIndexOf(':')).replace(/^\[|\]$/g, ''), port: Number(n.slice(n.lastIndexOf(':') + 1)) })),
     )
     .optional(),
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  logLevel: z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }),
   applicationId: z
     .string()
     .regex(/^[a-zA-Z0-9._-]+$/, "may use only ASCII letters, digits, '.', '_' and '-'")
     .optional(),
-  processingGuarantee: z.enum(['at_least_once', 'exactly_once']).optional(),
+  processingGuarantee: z.enum(GUARANTEES, { error: `must be one of ${GUARANTEES.join(', ')}` }).optional(),
   commitIntervalMs: int(1, 3_600_000).optional(),
   sessionTimeoutMs: int(6_000, 300_000),
   heartbeatIntervalMs: int(100, 100_000).optional(),
   topicPartitions: int(1, 10_000).optional(),
   metricsPort: int(0, 65_535).optional(),
+  metricsHost: z
+    .union([z.ipv4(), z.ipv6(), z.string().regex(/^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/)], {
+      error: 'must be an IP address or a host name',
+    })
+    .optional(),
   transactionTimeoutMs: int(1_000, 900_000),
   maxBufferedRecords: int(1, 1_000_000),
   maxRecordBytes: int(1_024, 1_073_741_824),
@@ -210,9 +225,15 @@ export function loadWorkerConfig(
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const key = issue.path[0] as Key;
-    throw new ConfigError(origin[key] ?? CONFIG_SOURCES[key]?.env ?? String(key), `${issue.message} (got ${JSON.stringify(raw[key])})`);
+    // Every bad value at once, one problem per key (the first zod found for it).
+    const problems = new Map<string, string>();
+    for (const issue of parsed.error.issues) {
+      const key = issue.path[0] as Key;
+      const name = origin[key] ?? CONFIG_SOURCES[key]?.env ?? String(key);
+      if (!problems.has(name)) problems.set(name, `${issue.message} (got ${JSON.stringify(raw[key])})`);
+    }
+    const [first, ...others] = [...problems];
+    throw new ConfigError(first![0], first![1], others);
   }
   const c = parsed.data;
   const heartbeatIntervalMs = c.heartbeatIntervalMs ?? Math.min(3_000, Math.floor(c.sessionTimeoutMs / 3));

@@ -49,7 +49,11 @@ export class DedupStoreError extends WeirError {
 export class MetricsPortError extends WeirError {
   readonly port: number;
 
-  constructor(port: number, options?: { cause?: unknown }) {
+  /**
+   * @param port the `--metrics-port`
+   * @param options `host`: the `--metrics-host`, when one was given
+   */
+  constructor(port: number, options?: { cause?: unknown; host?: string }) {
     const code = (options?.cause as { code?: unknown } | undefined)?.code;
     const reason =
       code === 'EADDRINUSE'
@@ -57,7 +61,9 @@ export class MetricsPortError extends WeirError {
         : options?.cause instanceof Error
           ? options.cause.message
           : String(options?.cause ?? 'unknown error');
-    super('WEIR_METRICS_PORT', `cannot serve metrics and health checks on port ${port} (--metrics-port): ${reason}`, options);
+    const where =
+      options?.host === undefined ? `port ${port} (--metrics-port)` : `${options.host}:${port} (--metrics-host, --metrics-port)`;
+    super('WEIR_METRICS_PORT', `cannot serve metrics and health checks on ${where}: ${reason}`, options);
     this.port = port;
   }
 }

@@ -30,12 +30,16 @@ export class TopologyLoadError extends WeirError {
   }
 }
 
-/** A bad configuration value. `key` is the flag or environment variable at fault. */
+/**
+ * A bad configuration value. `key` is the flag or environment variable at fault; `others` are
+ * further bad values found in the same check (`[key, problem]`), reported in the same message:
+ * `invalid config '<key>': <problem>; invalid config '<other>': <problem>`.
+ */
 export class ConfigError extends WeirError {
   readonly key: string;
 
-  constructor(key: string, problem: string) {
-    super('WEIR_CONFIG_INVALID', `invalid config '${key}': ${problem}`);
+  constructor(key: string, problem: string, others: ReadonlyArray<readonly [string, string]> = []) {
+    super('WEIR_CONFIG_INVALID', [[key, problem] as const, ...others].map(([k, p]) => `invalid config '${k}': ${p}`).join('; '));
     this.key = key;
   }
 }

@@ -115,12 +115,14 @@ export class StreamProcess {
   }
 
   private async start({ logger, threads, server }: Parts): Promise<void> {
-    const { metricsPort } = this.options.config;
+    const { metricsPort, metricsHost } = this.options.config;
     if (metricsPort !== undefined) {
-      const port = await server.listen(metricsPort).catch((error: unknown) => {
-        throw new MetricsPortError(metricsPort, { cause: error });
+      const { address, port } = await server.listen(metricsPort, metricsHost).catch((error: unknown) => {
+        throw new MetricsPortError(metricsPort, { cause: error, ...(metricsHost !== undefined ? { host: metricsHost } : {}) });
       });
-      logger.info({ port }, `serving /metrics, /healthz and /readyz on port ${port} of every interface`);
+      const everywhere = address === '::' || address === '0.0.0.0';
+      const where = everywhere ? `port ${port} of every interface` : `${address.includes(':') ? `[${address}]` : address}:${port}`;
+      logger.info({ address, port }, `serving /metrics, /healthz and /readyz on ${where}`);
     }
     await threads.start();
   }

@@ -26,12 +26,13 @@ export class MetricsServer {
   constructor(private readonly source: MetricsSource) {}
 
   /**
-   * Listens on `port` of every interface (0 picks a free port).
+   * Listens on `port` (0 picks a free port) of `host` (an interface's address or a host name;
+   * default every interface).
    *
-   * @returns the port it listens on
-   * @throws the `listen` error (e.g. `EADDRINUSE`) when the port cannot be had
+   * @returns the address and port it listens on (`::` or `0.0.0.0`: every interface)
+   * @throws the `listen` error (e.g. `EADDRINUSE`, `EADDRNOTAVAIL`) when the address cannot be had
    */
-  async listen(port: number): Promise<number> {
+  async listen(port: number, host?: string): Promise<{ readonly address: string; readonly port: number }> {
     const { probes } = this.source;
     const server = createServer((req, res) => {
       const path = (req.url ?? '').split('?')[0];
@@ -54,9 +55,9 @@ export class MetricsServer {
       );
     });
     this.server = server;
-    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, resolve));
-    const address = server.address();
-    return typeof address === 'object' && address !== null ? address.port : port;
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
+    const bound = server.address();
+    return typeof bound === 'object' && bound !== null ? { address: bound.address, port: bound.port } : { address: host ?? '::', port };
   }
 
   async close(): Promise<void> {

@@ -154,6 +154,25 @@ describe(onClient('weir run: /healthz and /readyz'), () => {
     }
   });
 
+  it('binds --metrics-host, says where in its start line, and exits 1 naming an address it cannot have', async () => {
+    const sc = await scenarios.create('weir-it-health-host', { partitions: 1 });
+    const port = await freePort();
+    const worker = sc.start(['--metrics-host', '127.0.0.1', '--metrics-port', String(port)]);
+    const serving = await worker.waitForLog((l) => l.msg.startsWith('serving /metrics'), 60_000);
+    expect(serving.msg).toBe(`serving /metrics, /healthz and /readyz on 127.0.0.1:${port}`);
+    expect(serving['address']).toBe('127.0.0.1');
+    expect((await watchReadiness(port, (p) => p.status === 200, 60_000)).at(-1)?.status).toBe(200);
+    expect(await worker.stop('SIGTERM')).toBe(0);
+
+    // 192.0.2.1 (TEST-NET-1) is no address of this machine.
+    const result = await runWeir(
+      ['run', SCRIPTED_TOPOLOGY, '--application-id', sc.id, '--metrics-host', '192.0.2.1', '--metrics-port', String(port)],
+      { env: { WEIR_TEST_SOURCE: sc.topics.source, WEIR_TEST_SINK: sc.topics.sink, WEIR_TEST_DLQ: sc.topics.dlq }, timeoutMs: 30_000 },
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`cannot serve metrics and health checks on 192.0.2.1:${port} (--metrics-host, --metrics-port)`);
+  });
+
   it('fails liveness (not readiness) while a task is stuck in dedup-store retries past --stuck-task-ms, and recovers', async () => {
     const redisPort = await freePort();
     const redisUrl = `redis://127.0.0.1:${redisPort}`;
