@@ -11,6 +11,7 @@ import { processThreads, type ProcessThreads } from './process-threads.js';
 import { EXIT, exitCodeOf } from './report-error.js';
 import type { StopSignals } from './stop-signals.js';
 import { StreamThreadsStartError } from './stream-threads-start-error.js';
+import { capThreads } from './thread-cap.js';
 import { withinTimeout } from './within-timeout.js';
 
 /** Options of {@link StreamProcess}: what `weir run` loaded and validated. */
@@ -84,7 +85,7 @@ export class StreamProcess {
       return { code: EXIT.ok };
     }
     this.transition('starting');
-    const parts = this.parts();
+    const parts = await this.parts();
     // The first SIGINT/SIGTERM shuts down gracefully (also while the worker is still starting);
     // a second one exits at once, as in most servers.
     signals.useLogger(parts.logger);
@@ -102,14 +103,16 @@ export class StreamProcess {
     return this.fail(parts, ended.error);
   }
 
-  private parts(): Parts {
-    const { topology, config } = this.options;
+  private async parts(): Promise<Parts> {
+    const { topology } = this.options;
     const logContext = new LogContext();
     const sink = createLogSink();
-    const logger = pino(loggerOptions(config.logLevel, logContext), sink);
+    const logger = pino(loggerOptions(this.options.config.logLevel, logContext), sink);
     this.logger = logger;
+    // --threads above the application's partitions is capped (a stop signal meanwhile is kept).
+    const config = await capThreads(topology, this.options.config, logger);
     const metrics = new WorkerMetrics({ application_id: topology.applicationId });
-    const threads = processThreads({ ...this.options, logger, logContext, sink, metrics });
+    const threads = processThreads({ ...this.options, config, logger, logContext, sink, metrics });
     const server = new MetricsServer({ exposition: () => threads.exposition(), probes: threads });
     return { logger, threads, server };
   }

@@ -4,7 +4,7 @@
  * drains and commits both threads; a thread that crashes taken out of the group at once and
  * replaced (measured: how long each partition went without output), a start with the input
  * already there that duplicates nothing, counters that keep a crashed thread's counts; more
- * threads than partitions (one idles and says so), and the guarantees per thread: exactly_once
+ * threads than partitions (capped at the partitions; an idle thread says so), and the guarantees per thread: exactly_once
  * with retry topics and Redis dedup, stopped by SIGTERM with input in flight and started again.
  */
 import { hostname } from 'node:os';
@@ -229,16 +229,33 @@ describe(onClient('weir run --threads 2'), () => {
     expect(await worker.stop('SIGTERM')).toBe(0);
   });
 
-  it('runs more threads than partitions: the idle thread says so, and the others process every record', async () => {
-    const s = await scenarios.create('threads-idle', { partitions: 2 });
-    const worker = s.start(['--threads', '3', '--session-timeout-ms', '6000']);
-    await worker.waitForLog((l) => l.msg === 'stream threads started');
-    const idle = await worker.waitForLog((l) => l.msg.startsWith('no partitions assigned: this stream thread is idle'), 60_000);
-    expect([1, 2, 3]).toContain(idle['thread']);
+  it('caps --threads at the partitions the application has, with one info line; a thread left without partitions says so', async () => {
+    // 2 source partitions, blocking retries: no process can ever have more than 2 tasks.
+    const s = await scenarios.create('threads-cap', { partitions: 2 });
+    const worker = s.start(['--threads', '5', '--session-timeout-ms', '6000']);
+    const started = await worker.waitForLog((l) => l.msg === 'stream threads started');
+    expect(started['threads']).toBe(2);
+    const capped = worker.logs.filter((l) => l.msg.startsWith('--threads'));
+    expect(capped.map((l) => [l.level, l.msg])).toEqual([
+      [
+        30,
+        '--threads 5 capped at 2: the application has 2 partition(s) to consume (sources and retry tiers), so more threads would take none',
+      ],
+    ]);
+    expect((await fx.admin.describeGroups([s.id])).groups[0]!.members).toHaveLength(2);
     await s.send(Array.from({ length: 200 }, (_, seq) => ({ id: `r${seq}`, seq })));
     const { records, complete } = await s.outcomes((rs) => distinct(rs) >= 200);
     expect(complete).toBe(true);
     expect(records).toHaveLength(200);
+
+    // A second process with 2 threads: 4 members for 2 partitions, so threads go idle and say so.
+    const second = s.start(['--threads', '2', '--session-timeout-ms', '6000']);
+    await second.waitForLog((l) => l.msg === 'stream threads started');
+    const idle = await Promise.any(
+      [worker, second].map((w) => w.waitForLog((l) => l.msg.startsWith('no partitions assigned: this stream thread is idle'), 60_000)),
+    );
+    expect([1, 2]).toContain(idle['thread']);
+    expect(await second.stop('SIGTERM')).toBe(0);
     expect(await worker.stop('SIGTERM')).toBe(0);
   });
 
