@@ -97,10 +97,13 @@ describe('loadWorkerConfig', () => {
   });
 
   it('takes an IP address or host name for the metrics server', () => {
-    expect(loadWorkerConfig({ metricsHost: '127.0.0.1' }, {}).metricsHost).toBe('127.0.0.1');
-    expect(loadWorkerConfig({}, { WEIR_METRICS_HOST: '::1' }).metricsHost).toBe('::1');
-    expect(loadWorkerConfig({ metricsHost: 'metrics.local' }, {}).metricsHost).toBe('metrics.local');
+    expect(loadWorkerConfig({ metricsHost: '127.0.0.1', metricsPort: '9464' }, {}).metricsHost).toBe('127.0.0.1');
+    expect(loadWorkerConfig({}, { WEIR_METRICS_HOST: '::1', WEIR_METRICS_PORT: '0' }).metricsHost).toBe('::1');
+    expect(loadWorkerConfig({ metricsHost: 'metrics.local', metricsPort: '9464' }, {}).metricsHost).toBe('metrics.local');
     expect(loadWorkerConfig({}, {}).metricsHost).toBeUndefined();
+    expect(configError({ metricsHost: '127.0.0.1' }).message).toBe(
+      `invalid config '--metrics-host': needs --metrics-port (or WEIR_METRICS_PORT): without a port no metrics server runs`,
+    );
   });
 
   it('words every problem in its own terms, never as raw zod text, and reports them all at once', () => {
@@ -119,5 +122,8 @@ describe('loadWorkerConfig', () => {
       `invalid config '--threads': must be at least 1 (got "0")`,
     ]);
     expect(all.message).not.toMatch(/Too (small|big)|expected|Invalid option/);
+    expect(configError({ transactionTimeoutMs: '99999999999999999999' }).message).toBe(
+      `invalid config '--transaction-timeout-ms': must be at most 900000 (got "99999999999999999999")`,
+    );
   });
 });

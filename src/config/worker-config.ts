@@ -96,7 +96,7 @@ const int = (min: number, max: number) =>
     .string()
     .regex(/^\d+$/, 'must be a whole number in decimal digits')
     .transform(Number)
-    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+    .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`).int('must be a whole number'));
 const hostPort = /^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/;
 
 const schema = z.object({
@@ -236,6 +236,11 @@ export function loadWorkerConfig(
     throw new ConfigError(first![0], first![1], others);
   }
   const c = parsed.data;
+  if (c.metricsHost !== undefined && c.metricsPort === undefined)
+    throw new ConfigError(
+      origin.metricsHost ?? 'WEIR_METRICS_HOST',
+      'needs --metrics-port (or WEIR_METRICS_PORT): without a port no metrics server runs',
+    );
   const heartbeatIntervalMs = c.heartbeatIntervalMs ?? Math.min(3_000, Math.floor(c.sessionTimeoutMs / 3));
   if (heartbeatIntervalMs >= c.sessionTimeoutMs) {
     throw new ConfigError(

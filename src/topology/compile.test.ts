@@ -138,6 +138,24 @@ describe('compile', () => {
       expect(problemOf(cycle).message).toMatch(/topics form a loop: a → b → a/);
     });
 
+    it("a sink or dead-letter topic that is a retry tier's topic (its own processor's or another's)", () => {
+      const topics = { retry: { mode: 'topics' as const, maxAttempts: 3 } };
+      expect(problemOf(one(topics, { success: sink('app.p.retry.0') })).message).toMatch(
+        /node 'p-to-app\.p\.retry\.0': sink topic 'app\.p\.retry\.0' is a retry tier topic of processor 'p'/,
+      );
+      expect(problemOf(one(topics, { success: 'out', dlq: 'app.p.retry.1' })).message).toMatch(
+        /dead-letter topic 'app\.p\.retry\.1' is a retry tier topic of processor 'p'/,
+      );
+      const other = topology('app')
+        .source('a')
+        .process('p1', fn, topics)
+        .branch({ success: 'out1' })
+        .source('b')
+        .process('p2', fn)
+        .branch({ success: 'app.p1.retry.0' });
+      expect(problemOf(other).message).toMatch(/sink topic 'app\.p1\.retry\.0' is a retry tier topic of processor 'p1'/);
+    });
+
     it('duplicate node names', () => {
       const dup = topology('app')
         .source('a')

@@ -107,6 +107,24 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
       routes.set(tier.topic, makeTopicRoute({ subtopologyId: sub.id, tier: tier.index }));
     }
   }
+  // A retry tier's topic is weir's own: a sink or DLQ writing into one (its processor's or
+  // another's) would feed the tier records without retry headers, which it processes and writes
+  // back — a loop that grows without end.
+  const tierOwners = new Map(
+    subtopologies.flatMap((sub) => sub.retryTiers.toArray().map((tier) => [tier.topic, sub.processor.name] as const)),
+  );
+  for (const sub of subtopologies) {
+    const outputs = [...sub.sinks.map((sink) => ({ node: sink.name, what: 'sink' })), { node: sub.deadLetter.name, what: 'dead-letter' }];
+    const topics = [...sub.sinks.map((sink) => sink.topic), sub.deadLetter.topic];
+    topics.forEach((topic, i) => {
+      const owner = tierOwners.get(topic);
+      if (owner !== undefined)
+        throw new TopologyError(
+          outputs[i]!.node,
+          `${outputs[i]!.what} topic '${topic}' is a retry tier topic of processor '${owner}': weir writes its retry tiers itself (a sink there would loop)`,
+        );
+    });
+  }
   const loop = findTopicLoop(subtopologies);
   if (loop !== undefined) {
     const first = subtopologies.find((s) => s.source.topic === loop[0]);
