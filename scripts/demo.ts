@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEFAULT_BROKERS } from './lib/broker-instance.js';
 import { freePort, sumMetric } from './lib/free-port.js';
+import { demoLeftRunning } from './lib/demo-left-running.js';
 import { startBroker } from './lib/kafka-broker.js';
 import { generateOrders } from './lib/orders-generator.js';
 import { ensureRedis } from './lib/redis-server.js';
@@ -144,12 +145,8 @@ let stopWorker: () => Promise<unknown> = async () => undefined;
 
 /** What the demo left running, and how to stop it (the broker and Redis stay up for the next run). */
 function leftRunning(): void {
-  if (startedKafka)
-    log(
-      `the Kafka broker it started keeps running on ${DEFAULT_BROKERS} for the next run; stop it with \`npm run kafka:stop\`` +
-        (startedRedis ? ' (add `-- --redis` to stop the Redis the demo started too)' : ''),
-    );
-  else if (startedRedis) log('the Redis it started keeps running; stop it with `npm run kafka:stop -- --redis`');
+  const hint = demoLeftRunning({ kafka: startedKafka, redis: startedRedis }, DEFAULT_BROKERS);
+  if (hint !== undefined) log(hint);
 }
 let startedKafka = false;
 let startedRedis = false;

@@ -11,18 +11,16 @@
  *
  * @module
  */
-import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { link, mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kafka, logLevel } from '../../src/kafkajs/kafkajs-library.js';
 import { DEFAULT_BROKERS, brokerFiles, type BrokerFiles, type BrokerInstance } from './broker-instance.js';
-import { formatStorageOnce, javaExecutable, javaNotFound, log4jOptions, writeServerProperties } from './broker-storage.js';
+import { withStartLock } from './broker-start-lock.js';
+import { formatStorageOnce, writeServerProperties } from './broker-storage.js';
 import { ensureKafkaJars } from './kafka-jars.js';
-import { LOG_TAIL_LINES, isAlive, isEnoent, processCommandLine, readPidFile, tail, terminate } from './process-helpers.js';
-import { kafkaPaths, repoRoot } from './repo-paths.js';
+import { kafkaPid, spawnKafkaProcess } from './kafka-process.js';
+import { LOG_TAIL_LINES, isAlive, tail, terminate } from './process-helpers.js';
 import { pollUntil } from './wait-for.js';
 
 /**
@@ -76,45 +74,6 @@ export async function brokerLogTail(lines = LOG_TAIL_LINES, instance?: BrokerIns
     return tail(await readFile(brokerFiles(instance).brokerLog, 'utf8'), lines);
   } catch {
     return '';
-  }
-}
-
-/**
- * Runs `fn` while holding `.kafka/start.lock` (the lock file holds the holder's pid), waiting (up
- * to 20 min: a first jar download may be slow) while another live process holds it; a lock left
- * by a dead process is taken over.
- */
-async function withStartLock<T>(files: BrokerFiles, fn: () => Promise<T>): Promise<T> {
-  const startLock = files.startLock;
-  await mkdir(files.runtimeDir, { recursive: true });
-  const candidate = `${startLock}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  await writeFile(candidate, `${process.pid}\n`);
-  const deadline = Date.now() + 20 * 60_000;
-  try {
-    for (;;) {
-      try {
-        await link(candidate, startLock); // atomic: fails with EEXIST while someone holds it
-        break;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      const holder = await readPidFile(startLock);
-      if (holder === undefined || !(await isAlive(holder))) {
-        await rm(startLock, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`Timed out waiting for ${startLock} (held by pid ${holder}); remove it if no Kafka start is running.`);
-      }
-      await sleep(250);
-    }
-  } finally {
-    await rm(candidate, { force: true });
-  }
-  try {
-    return await fn();
-  } finally {
-    await rm(startLock, { force: true });
   }
 }
 
@@ -185,75 +144,47 @@ async function startBrokerLocked(options: StartBrokerOptions, files: BrokerFiles
   await formatStorageOnce(files);
   if (files.controller !== undefined) await ensureController(files.controller);
 
-  const java = javaExecutable();
-  const args = [
-    `-Xmx${options.heap ?? '1g'}`,
-    '-Xms256m',
-    '-XX:+UseG1GC',
-    '-XX:MaxGCPauseMillis=20',
-    '-Djava.awt.headless=true',
-    ...log4jOptions(),
-    '-cp',
-    path.join(kafkaPaths.lib, '*'),
-    'kafka.Kafka',
-    files.serverProperties,
-  ];
-  const log = await open(files.brokerLog, 'a');
   let exited: string | undefined;
-  try {
-    const child = spawn(java, args, { cwd: repoRoot, detached: true, stdio: ['ignore', log.fd, log.fd] });
-    const pid = await new Promise<number>((resolve, reject) => {
-      child.once('error', (error) => reject(isEnoent(error) ? javaNotFound(java) : error));
-      child.once('spawn', () => resolve(child.pid as number));
-    });
-    child.once('exit', (code, signal) => {
-      exited = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-    });
-    child.unref();
-    await writeFile(files.brokerPid, `${pid}\n`);
-
-    const started = Date.now();
-    const up = await pollUntil(
-      async () => exited !== undefined || !(await isAlive(pid)) || (await brokerAnswers(brokers, 2_000)),
-      timeoutMs,
-      500,
-    );
-    let dead = exited !== undefined || !(await isAlive(pid));
-    if (up && !dead) {
-      // Another broker (another checkout's, starting at the same moment) may be what answered,
-      // while ours dies on the taken port: make sure ours is still alive a moment later.
-      await sleep(1_500);
-      dead = exited !== undefined || !(await isAlive(pid));
-      if (!dead) return { startedByUs: true, pid };
-      if (await brokerAnswers(brokers, 2_000)) {
-        await rm(files.brokerPid, { force: true });
-        return { startedByUs: false };
-      }
+  const { pid, child } = await spawnKafkaProcess({
+    properties: files.serverProperties,
+    heap: [`-Xmx${options.heap ?? '1g'}`, '-Xms256m'],
+    jvmOptions: ['-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20'],
+    logFile: files.brokerLog,
+    pidFile: files.brokerPid,
+  });
+  child.once('exit', (code, signal) => {
+    exited = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+  });
+  const started = Date.now();
+  const up = await pollUntil(
+    async () => exited !== undefined || !(await isAlive(pid)) || (await brokerAnswers(brokers, 2_000)),
+    timeoutMs,
+    500,
+  );
+  let dead = exited !== undefined || !(await isAlive(pid));
+  if (up && !dead) {
+    // Another broker (another checkout's, starting at the same moment) may be what answered,
+    // while ours dies on the taken port: make sure ours is still alive a moment later.
+    await sleep(1_500);
+    dead = exited !== undefined || !(await isAlive(pid));
+    if (!dead) return { startedByUs: true, pid };
+    if (await brokerAnswers(brokers, 2_000)) {
+      await rm(files.brokerPid, { force: true });
+      return { startedByUs: false };
     }
-
-    // Quote the log as it was when the broker failed, before our SIGTERM adds shutdown lines.
-    const logTail = await brokerLogTail(LOG_TAIL_LINES, options.instance);
-    let reason: string;
-    if (dead) {
-      reason = `the broker process (pid ${pid}) ${exited ?? 'exited'} before it answered`;
-    } else {
-      await terminate(pid, 10_000);
-      reason = `the broker (pid ${pid}) did not answer on ${brokers} within ${Date.now() - started} ms and was stopped`;
-    }
-    await rm(files.brokerPid, { force: true });
-    throw new Error(`Kafka did not start: ${reason}. Last lines of ${files.brokerLog}:\n${logTail}`);
-  } finally {
-    await log.close();
   }
-}
 
-/** The pid in `pidFile` when that process is alive and is a `java … kafka.Kafka` process. */
-async function kafkaPid(pidFile: string): Promise<number | undefined> {
-  const pid = await readPidFile(pidFile);
-  if (pid === undefined) return undefined;
-  const argv = await processCommandLine(pid);
-  if (!argv || !argv.includes('kafka.Kafka') || !path.basename(argv[0] ?? '').startsWith('java')) return undefined;
-  return pid;
+  // Quote the log as it was when the broker failed, before our SIGTERM adds shutdown lines.
+  const logTail = await brokerLogTail(LOG_TAIL_LINES, options.instance);
+  let reason: string;
+  if (dead) {
+    reason = `the broker process (pid ${pid}) ${exited ?? 'exited'} before it answered`;
+  } else {
+    await terminate(pid, 10_000);
+    reason = `the broker (pid ${pid}) did not answer on ${brokers} within ${Date.now() - started} ms and was stopped`;
+  }
+  await rm(files.brokerPid, { force: true });
+  throw new Error(`Kafka did not start: ${reason}. Last lines of ${files.brokerLog}:\n${logTail}`);
 }
 
 /**
@@ -265,30 +196,13 @@ async function kafkaPid(pidFile: string): Promise<number | undefined> {
 async function ensureController(controller: NonNullable<BrokerFiles['controller']>): Promise<void> {
   if ((await kafkaPid(controller.pid)) !== undefined) return;
   if (existsSync(controller.log)) await rename(controller.log, `${controller.log}.1`);
-  const java = javaExecutable();
-  const args = [
-    '-Xmx256m',
-    '-Xms64m',
-    '-XX:+UseG1GC',
-    '-Djava.awt.headless=true',
-    ...log4jOptions(),
-    '-cp',
-    path.join(kafkaPaths.lib, '*'),
-    'kafka.Kafka',
-    controller.properties,
-  ];
-  const log = await open(controller.log, 'a');
-  try {
-    const child = spawn(java, args, { cwd: repoRoot, detached: true, stdio: ['ignore', log.fd, log.fd] });
-    const pid = await new Promise<number>((resolve, reject) => {
-      child.once('error', (error) => reject(isEnoent(error) ? javaNotFound(java) : error));
-      child.once('spawn', () => resolve(child.pid as number));
-    });
-    child.unref();
-    await writeFile(controller.pid, `${pid}\n`);
-  } finally {
-    await log.close();
-  }
+  await spawnKafkaProcess({
+    properties: controller.properties,
+    heap: ['-Xmx256m', '-Xms64m'],
+    jvmOptions: ['-XX:+UseG1GC'],
+    logFile: controller.log,
+    pidFile: controller.pid,
+  });
 }
 
 /** Options of {@link stopBroker}. */

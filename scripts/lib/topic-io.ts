@@ -31,7 +31,7 @@ interface BatchContext {
 }
 
 /** A fetched kafkajs message as a {@link ReadRecord}. */
-function readRecordOf(topic: string, partition: number, m: KafkaMessage): ReadRecord {
+export function readRecordOf(topic: string, partition: number, m: KafkaMessage): ReadRecord {
   const context = (m as { batchContext?: BatchContext }).batchContext;
   return {
     topic,
@@ -50,7 +50,7 @@ function readRecordOf(topic: string, partition: number, m: KafkaMessage): ReadRe
  * restarts after an error (from the reader group's last commit). Those records are read once,
  * and a line on stderr says it happened.
  */
-class ReadOnce {
+export class ReadOnce {
   /** Per `topic:partition`: the offset after the last record read. */
   private readonly next = new Map<string, number>();
   private readonly again: string[] = [];
@@ -90,16 +90,36 @@ export async function createTopics(
 ): Promise<void> {
   const existing = new Set(await admin.listTopics());
   const missing = topics.filter((t) => !existing.has(t.topic));
-  if (missing.length > 0) {
-    await admin.createTopics({
+  if (missing.length === 0) return;
+  const created = await admin
+    .createTopics({
       waitForLeaders: true,
       topics: missing.map((t) => ({
         topic: t.topic,
         numPartitions: t.partitions,
         ...(t.config ? { configEntries: Object.entries(t.config).map(([name, value]) => ({ name, value })) } : {}),
       })),
-    });
-  }
+    })
+    .then(
+      () => true,
+      (error: unknown) => {
+        // A broker that started a moment ago may not know the topics it just created yet
+        // (UNKNOWN_TOPIC_OR_PARTITION while kafkajs waits for their leaders): wait below.
+        if ((error as { retriable?: unknown }).retriable === true) return false;
+        throw error;
+      },
+    );
+  if (created) return;
+  const names = missing.map((t) => t.topic);
+  const ready = await pollUntil(
+    async () => {
+      const metadata = await admin.fetchTopicMetadata({ topics: names }).catch(() => undefined);
+      return metadata?.topics.every((t) => t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0)) === true;
+    },
+    30_000,
+    200,
+  );
+  if (!ready) throw new Error(`createTopics: no leaders for ${names.join(', ')} within 30 s`);
 }
 
 /** Produces messages in batches of `batchSize` (idempotent producer, acks=-1). */
@@ -274,95 +294,4 @@ export async function readToEnd(
   } finally {
     await admin.disconnect();
   }
-}
-
-/**
- * Waits until a consumer group's committed offsets reach the log-end offsets of `topics` (every
- * record consumed and committed).
- *
- * @returns whether they did within `timeoutMs`
- */
-export async function waitForGroupCaughtUp(kafka: Kafka, groupId: string, topics: readonly string[], timeoutMs: number): Promise<boolean> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    return await pollUntil(
-      async () => {
-        const ends = await endOffsets(admin, topics);
-        let caughtUp = true;
-        for (const topic of topics) {
-          // A retriable answer (NOT_COORDINATOR, COORDINATOR_LOAD_IN_PROGRESS on a young broker): ask again.
-          const [committed] = await admin.fetchOffsets({ groupId, topics: [topic] }).catch((error: unknown) => {
-            if ((error as { retriable?: unknown }).retriable === true) return [undefined];
-            throw error;
-          });
-          if (committed === undefined) return false;
-          for (const [partition, end] of ends.get(topic) ?? new Map<number, number>()) {
-            const offset = Number(committed?.partitions.find((p) => p.partition === partition)?.offset ?? -1);
-            if (end > 0 && offset < end) caughtUp = false;
-          }
-        }
-        return caughtUp;
-      },
-      timeoutMs,
-      200,
-    );
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-/**
- * Reads every record of `topic` as of now, without writing to it (unlike {@link readToEnd}):
- * takes the end offsets first, then reads (read_committed by default) until each partition's
- * position passes its end offset (transaction markers and, read_committed, aborted records
- * count as passed). Call it when no transaction on the topic is open, else a read_committed
- * read waits for the transaction to end.
- *
- * @returns the records, each partition in offset order
- * @throws Error when the end is not reached within `timeoutMs`
- */
-export async function readTopicNow(
-  kafka: Kafka,
-  admin: Admin,
-  topic: string,
-  options: { readonly timeoutMs: number; readonly isolation?: 'read_committed' | 'read_uncommitted' },
-): Promise<ReadRecord[]> {
-  const ends = (await endOffsets(admin, [topic])).get(topic) ?? new Map<number, number>();
-  const pending = new Map([...ends].filter(([, end]) => end > 0));
-  const records: ReadRecord[] = [];
-  if (pending.size === 0) return records;
-  const once = new ReadOnce();
-  const consumer = kafka.consumer({
-    groupId: `weir-reader-${randomUUID()}`,
-    readUncommitted: options.isolation === 'read_uncommitted',
-    maxWaitTimeInMs: 200,
-  });
-  consumer.on(consumer.events.END_BATCH_PROCESS, ({ payload }) => {
-    const end = pending.get(payload.partition);
-    if (end !== undefined && Number(payload.lastOffset) + 1 >= end) pending.delete(payload.partition);
-  });
-  await consumer.connect();
-  try {
-    await consumer.subscribe({ topics: [topic], fromBeginning: true });
-    await consumer.run({
-      eachBatch: async ({ batch }) => {
-        const end = ends.get(batch.partition) ?? 0;
-        for (const m of batch.messages) {
-          const offset = Number(m.offset);
-          if (offset >= end || !once.accept(topic, batch.partition, offset)) continue;
-          records.push(readRecordOf(topic, batch.partition, m));
-        }
-        once.report();
-      },
-    });
-    await waitFor(
-      () => pending.size === 0,
-      options.timeoutMs,
-      () => `readTopicNow: partitions ${[...pending.keys()].join(', ')} of ${topic} not read to their end`,
-    );
-  } finally {
-    await consumer.disconnect();
-  }
-  return records.sort((a, b) => a.partition - b.partition || a.offset - b.offset);
 }

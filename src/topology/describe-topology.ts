@@ -1,5 +1,6 @@
 import ms from 'ms';
 import type { CircuitBreakerPolicy } from '../failure/circuit-breaker-policy.js';
+import { outageRideOut, type OutageRideOut } from '../failure/outage-ride-out.js';
 import { retryArithmetic, type RetryArithmetic } from '../failure/retry-arithmetic.js';
 import type { RetryBudgetPolicy } from '../failure/retry-budget-policy.js';
 import type { RetryPolicy } from '../failure/retry-policy.js';
@@ -31,6 +32,8 @@ export interface NodeDescription {
   /** Processors: delay ranges, worst-case time to the DLQ and P(success within maxAttempts). */
   readonly retryArithmetic?: RetryArithmetic;
   readonly circuitBreaker?: CircuitBreakerPolicy;
+  /** Processors with a circuit breaker: how long an outage the breaker and the retry policy ride out. */
+  readonly outageRideOut?: OutageRideOut;
   readonly retryBudget?: RetryBudgetPolicy;
   /** Processors: the attempt timeout, ms. */
   readonly timeoutMs?: number;
@@ -70,6 +73,7 @@ function retryOf(policy: RetryPolicy): NonNullable<NodeDescription['retry']> {
 
 function describeSubtopology(sub: Subtopology): TopologyDescription['subtopologies'][number] {
   const p = sub.processor;
+  const arithmetic = retryArithmetic(p.retry, p.timeoutMs);
   const nodes: NodeDescription[] = [
     {
       type: 'source',
@@ -82,8 +86,13 @@ function describeSubtopology(sub: Subtopology): TopologyDescription['subtopologi
       name: p.name,
       retry: retryOf(p.retry),
       ...(p.dedup ? { dedup: { store: p.dedup.store, ttlMs: p.dedup.ttlMs, onStoreError: p.dedup.onStoreError } } : {}),
-      retryArithmetic: retryArithmetic(p.retry, p.timeoutMs),
-      ...(p.circuitBreaker ? { circuitBreaker: { ...p.circuitBreaker } } : {}),
+      retryArithmetic: arithmetic,
+      ...(p.circuitBreaker
+        ? {
+            circuitBreaker: { ...p.circuitBreaker },
+            outageRideOut: outageRideOut(p.retry.maxAttempts, arithmetic.retryDelaysMs, p.circuitBreaker),
+          }
+        : {}),
       ...(p.retryBudget ? { retryBudget: { ...p.retryBudget } } : {}),
       ...(p.timeoutMs !== null ? { timeoutMs: p.timeoutMs } : {}),
     },
@@ -181,6 +190,15 @@ function processorDetails(node: NodeDescription): string[] {
       `circuit breaker: opens at ${percent(cb.failureRateThreshold)} retriable failures of ≥ ${cb.minimumCalls} calls in ${cb.windowMs}ms; ` +
         `open ${cb.openMs}ms (doubling, ≤ ${cb.maxOpenMs}ms); ${cb.halfOpenCalls} half-open probe${cb.halfOpenCalls === 1 ? '' : 's'}`,
     );
+  const ride = node.outageRideOut;
+  if (ride !== undefined) {
+    const min = ride.minOutageToDeadLetterMs;
+    lines.push(
+      `outages ridden out: up to ${min}ms${min >= 60_000 ? ` (about ${ms(min, { long: true })})` : ''} from the breaker opening ` +
+        `(past it, the record taking every probe reaches the DLQ at failed probe ${ride.deadLetterProbe})`,
+    );
+    if (ride.caveat !== undefined) lines.push(`warning: ${ride.caveat}`);
+  }
   if (node.retryBudget !== undefined)
     lines.push(`retry budget: ${node.retryBudget.ratio} × first attempts + ${node.retryBudget.minPerSecond}/s, over 10 s`);
   if (node.timeoutMs !== undefined) lines.push(`attempt timeout: ${node.timeoutMs}ms`);

@@ -160,7 +160,7 @@ describe(onClient('weir run: a circuit breaker holds records through a dependenc
     expect(callsWhileDown).toBeLessThanOrEqual(bound);
 
     // The breaker closed again, and the metric says so.
-    await withBreaker.waitForLog((l) => l.level === 30 && String(l.msg).includes('closed after'), 15_000);
+    const closedLine = await withBreaker.waitForLog((l) => l.level === 30 && String(l.msg).includes('closed after'), 15_000);
     const closed = await waitFor(
       async () => {
         const text = await scrape(metricsPort);
@@ -172,6 +172,14 @@ describe(onClient('weir run: a circuit breaker holds records through a dependenc
     expect(sumMetric(closed, 'weir_circuit_transitions_total', { processor: 'enrich', to: 'open' })).toBeGreaterThanOrEqual(1);
     expect(sumMetric(closed, 'weir_circuit_transitions_total', { processor: 'enrich', to: 'closed' })).toBe(1);
     expect(sumMetric(closed, 'weir_records_total', { outcome: 'held' })).toBeGreaterThanOrEqual(BREAKER.minimumCalls);
+
+    // The log: one `opened` warning for the whole outage, not one per failed probe (those are
+    // summed once a minute, and this outage is shorter); the `closed` line counts them.
+    const reopened = sumMetric(closed, 'weir_circuit_transitions_total', { processor: 'enrich', to: 'open' }) - 1;
+    expect(reopened, 'failed probes during the outage').toBeGreaterThanOrEqual(1);
+    expect(closedLine['failedProbes']).toBe(reopened);
+    const openedLines = withBreaker.logs.filter((l) => l.level === 40 && String(l.msg).includes("circuit breaker of 'enrich' opened"));
+    expect(openedLines).toHaveLength(1);
 
     // Without a breaker the same outage dead-letters records that would have succeeded a moment later.
     const offRecords = results.get('off') ?? [];

@@ -4,7 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/lib/repo-paths.js';
@@ -187,6 +187,35 @@ export default topology('app').source('in').process('enrich', (r) => r.value, { 
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("invalid config '--format': must be one of text, json, mermaid");
     expect(bad.stderr).not.toContain('--verbose');
+  });
+
+  it("describe says how long an outage a breaker rides out: the docs' example rides out a 2-minute outage (issue 23)", async () => {
+    // The options exactly as docs/retry-and-dlq.md shows them, so the docs cannot drift back.
+    const docs = readFileSync(path.join(repoRoot, 'docs', 'retry-and-dlq.md'), 'utf8');
+    const options = /```ts\n\.process\('enrich', enrich, (\{[\s\S]*?\n\})\)\n```/.exec(docs)?.[1];
+    expect(options, "docs/retry-and-dlq.md's breaker example").toBeDefined();
+    const file = topologyFile(
+      'breaker-example.ts',
+      `import { topology, sink } from 'weir';\nconst enrich = (r: { value: unknown }) => r.value;\n` +
+        `export default topology('cli-breaker').source('in', 'json').process('enrich', enrich, ${options}).branch({ success: sink('out') });\n`,
+    );
+    const text = await weir(['describe', file]);
+    expect(text.code, text.stderr).toBe(0);
+    const rideOut = /outages ridden out: up to (\d+)ms/.exec(text.stdout);
+    expect(rideOut, text.stdout).not.toBeNull();
+    expect(Number(rideOut![1])).toBeGreaterThan(2 * 60_000);
+    expect(text.stdout).not.toContain('warning:');
+    const json = JSON.parse((await weir(['describe', file, '--format', 'json'])).stdout);
+    expect(json.subtopologies[0].nodes[1].outageRideOut.minOutageToDeadLetterMs).toBe(Number(rideOut![1]));
+
+    // The defaults: minimumCalls 5 above maxAttempts 3, which describe warns about.
+    const defaults = topologyFile(
+      'breaker-defaults.ts',
+      `import { topology, sink } from 'weir';\n` +
+        `export default topology('cli-breaker').source('in', 'json').process('p', (r) => r.value, { circuitBreaker: {} }).branch({ success: sink('out') });\n`,
+    );
+    const warned = await weir(['describe', defaults]);
+    expect(warned.stdout).toContain('warning: minimumCalls (5) is more than maxAttempts (3)');
   });
 
   it('exits 1 naming a missing source topic', async () => {

@@ -5,7 +5,8 @@
  * callback, so nothing is processed twice; tasks of partitions that stay never stop.
  */
 import { describe, expect, it } from 'vitest';
-import { readToEnd, waitForGroupCaughtUp } from '../../scripts/lib/topic-io.js';
+import { readToEnd } from '../../scripts/lib/topic-io.js';
+import { waitForGroupCaughtUp } from '../../scripts/lib/group-progress.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import type { WorkerLogLine, WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';

@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { endOffsets, produce, readTopicNow, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { endOffsets, produce, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { readTopicNow } from '../../scripts/lib/read-topic-now.js';
 import { runWeir, type WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { onClient } from './support/client-under-test.js';

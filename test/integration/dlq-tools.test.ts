@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Message } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { endOffsets, produce, readTopicNow } from '../../scripts/lib/topic-io.js';
+import { endOffsets, produce } from '../../scripts/lib/topic-io.js';
+import { readTopicNow } from '../../scripts/lib/read-topic-now.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import { runWeir, startWeir } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';

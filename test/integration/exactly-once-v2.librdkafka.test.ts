@@ -8,7 +8,8 @@
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { listTransactions } from '../../scripts/lib/list-transactions.js';
-import { readToEnd, waitForGroupCaughtUp } from '../../scripts/lib/topic-io.js';
+import { readToEnd } from '../../scripts/lib/topic-io.js';
+import { waitForGroupCaughtUp } from '../../scripts/lib/group-progress.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import type { WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';

@@ -6,7 +6,8 @@
  */
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { readToEnd, readTopics, waitForGroupCaughtUp, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { readToEnd, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { waitForGroupCaughtUp } from '../../scripts/lib/group-progress.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import type { WorkerLogLine, WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';

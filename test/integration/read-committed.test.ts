@@ -7,7 +7,9 @@
  * first-offset order: see src/kafkajs/aborted-transactions.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { readTopicNow, readToEnd, waitForGroupCaughtUp } from '../../scripts/lib/topic-io.js';
+import { readToEnd } from '../../scripts/lib/topic-io.js';
+import { readTopicNow } from '../../scripts/lib/read-topic-now.js';
+import { waitForGroupCaughtUp } from '../../scripts/lib/group-progress.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios, scriptOf, type Script } from './support/scripted-scenario.js';
 import { onClient } from './support/client-under-test.js';

@@ -8,7 +8,8 @@
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { startBroker, stopBroker } from '../../scripts/lib/kafka-broker.js';
-import { endOffsets, waitForGroupCaughtUp } from '../../scripts/lib/topic-io.js';
+import { endOffsets } from '../../scripts/lib/topic-io.js';
+import { waitForGroupCaughtUp } from '../../scripts/lib/group-progress.js';
 import type { WorkerLogLine } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { OWN_BROKER_START, ownBroker } from './support/own-broker.js';

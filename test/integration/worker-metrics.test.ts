@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { freePort, sumMetric } from '../../scripts/lib/free-port.js';
-import { waitForGroupCaughtUp } from '../../scripts/lib/topic-io.js';
+import { waitForGroupCaughtUp } from '../../scripts/lib/group-progress.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import { runWeir } from '../../scripts/lib/worker-process.js';
 import type { TopologyStatus } from '../../src/cli/topology-status.js';
