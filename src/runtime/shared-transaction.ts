@@ -1,10 +1,12 @@
 import { TransactionAbortedError } from '../errors.js';
 import type { TopicPartitionOffset } from '../record/record-types.js';
 import type { Clock, TransactionalProducer } from './ports.js';
+import { assertRoundTransition, isRoundOpen, type RoundState } from './shared-transaction-state.js';
 
 /** One transaction of the shared producer, and the tasks in it. */
 interface Round {
-  state: 'open' | 'committing' | 'aborting' | 'done';
+  /** Changed only by `SharedTransaction.transition()`. */
+  readonly state: RoundState;
   /** The producer's reset count when the round opened. */
   readonly epoch: number;
   /** Task → whether it asked to commit. */
@@ -15,10 +17,8 @@ interface Round {
   /** Settles when the round committed (or rejects when it did not). */
   readonly outcome: Promise<void>;
   settle(error?: unknown): void;
-  /** A timer that ends the join window, when one is set. */
+  /** Cancels the timer that ends the join window, when one is set. */
   windowTimer?: () => void;
-  /** Its timer fired: the join window is over. */
-  windowEnded?: boolean;
 }
 
 /** Options of a {@link SharedTransaction}. Times in ms. */
@@ -94,7 +94,7 @@ export class SharedTransaction {
     let epoch = this.epoch;
     const mine = (): Round => {
       this.throwIfFenced();
-      if (round === undefined || round.state !== 'open') throw new TransactionAbortedError(`it ended before task ${task} committed`);
+      if (round === undefined || !isRoundOpen(round.state)) throw new TransactionAbortedError(`it ended before task ${task} committed`);
       return round;
     };
     return {
@@ -112,7 +112,7 @@ export class SharedTransaction {
           this.onError(error);
           throw error;
         }
-        if (r.state !== 'open') throw new TransactionAbortedError(`it ended before task ${task} committed`);
+        if (!isRoundOpen(r.state)) throw new TransactionAbortedError(`it ended before task ${task} committed`);
       },
       sendOffsets: async (groupId, offsets) => {
         mine().offsets.set(task, { groupId, offsets });
@@ -132,7 +132,7 @@ export class SharedTransaction {
         const r = round;
         round = undefined;
         this.throwIfFenced();
-        if (r !== undefined && r.state === 'open')
+        if (r !== undefined && isRoundOpen(r.state))
           await this.abortRound(r, new TransactionAbortedError(`task ${task} could not send its records`));
       },
       reset: async () => {
@@ -140,7 +140,7 @@ export class SharedTransaction {
         // (nothing of a member that resets may commit later), or settled if it is ending.
         const r = round;
         round = undefined;
-        if (r !== undefined && r.state === 'open')
+        if (r !== undefined && isRoundOpen(r.state))
           await this.abortRound(r, new TransactionAbortedError(`task ${task} reset it`)).catch(() => undefined);
         else if (r !== undefined && r.state !== 'done') await r.outcome.catch(() => undefined);
         await this.reset(epoch);
@@ -156,7 +156,7 @@ export class SharedTransaction {
       if (this.resetting !== undefined) await this.resetting;
       if (this.broken !== undefined) throw this.broken;
       const round = this.round;
-      if (round !== undefined && round.state === 'open') {
+      if (round !== undefined && isRoundOpen(round.state)) {
         round.members.set(task, false);
         return round;
       }
@@ -196,15 +196,16 @@ export class SharedTransaction {
 
   /** Commits `round` once every member asked to and its join window has passed. */
   private maybeCommit(round: Round): void {
-    if (round.state !== 'open' || [...round.members.values()].some((ready) => !ready)) return;
-    const waitMs = round.windowEnded === true ? 0 : round.openedAt + this.joinWindowMs - this.options.clock.now();
+    if (!isRoundOpen(round.state) || [...round.members.values()].some((ready) => !ready)) return;
+    const waitMs = round.state === 'window-ended' ? 0 : round.openedAt + this.joinWindowMs - this.options.clock.now();
     if (waitMs > 0) {
       if (round.windowTimer === undefined) {
         const { clock } = this.options;
         // The timer firing ends the window, even a little before the clock reads its end (a
         // system timer may): asking the clock again could set timers of 0 ms forever.
         const recheck = (): void => {
-          round.windowEnded = true;
+          // A round that committed before its timer fired is past its window already.
+          if (round.state === 'open') this.transition(round, 'window-ended');
           this.maybeCommit(round);
         };
         round.windowTimer = clock.after !== undefined ? clock.after(waitMs, recheck) : systemAfter(waitMs, recheck);
@@ -215,7 +216,7 @@ export class SharedTransaction {
   }
 
   private async commitRound(round: Round): Promise<void> {
-    round.state = 'committing';
+    this.transition(round, 'committing');
     const byGroup = new Map<string, TopicPartitionOffset[]>();
     for (const { groupId, offsets } of round.offsets.values()) byGroup.set(groupId, [...(byGroup.get(groupId) ?? []), ...offsets]);
     try {
@@ -223,20 +224,20 @@ export class SharedTransaction {
       await this.producer.commit();
     } catch (error) {
       // In doubt: the producer is reset before the next transaction; each member reads its offset back.
-      round.state = 'done';
+      this.transition(round, 'done');
       this.round = undefined;
       this.broken = error;
       this.onError(error);
       round.settle(error);
       return;
     }
-    round.state = 'done';
+    this.transition(round, 'done');
     this.round = undefined;
     round.settle();
   }
 
   private async abortRound(round: Round, reason: unknown): Promise<void> {
-    round.state = 'aborting';
+    this.transition(round, 'aborting');
     round.windowTimer?.();
     try {
       await this.producer.abort();
@@ -245,7 +246,7 @@ export class SharedTransaction {
       this.onError(error);
       throw error;
     } finally {
-      round.state = 'done';
+      this.transition(round, 'done');
       if (this.round === round) this.round = undefined;
       round.settle(reason);
     }
@@ -273,6 +274,12 @@ export class SharedTransaction {
       }
     })().finally(() => (this.resetting = undefined));
     return this.resetting;
+  }
+
+  /** The one place a round's state changes, checked against the table of {@link RoundState}. */
+  private transition(round: Round, to: RoundState): void {
+    assertRoundTransition(this.producer.transactionalId, round.state, to);
+    (round as { state: RoundState }).state = to;
   }
 
   private onError(error: unknown): void {

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MemoryDedupStore } from '../dedup/memory-dedup-store.js';
+import type { ProcessOptions } from '../dsl/process-options.js';
 import { sink } from '../dsl/sink.js';
 import { topology } from '../dsl/topology-builder.js';
 import { PartitionTask } from '../runtime/partition-task.js';
@@ -9,19 +10,48 @@ import { InMemoryKafka } from '../testing/in-memory-kafka.js';
 import { compile } from '../topology/compile.js';
 import { TaskRunner } from './task-runner.js';
 
+/** A runner of the task of `in`-0 (processor `p` → `out`, at_least_once) on in-memory Kafka, with one record to give it. */
+function setup(options: ProcessOptions = {}, dedupStore?: DedupStore) {
+  const clock = { now: () => Date.now() };
+  const kafka = new InMemoryKafka(clock);
+  for (const t of ['in', 'out', 'app.p.dlq']) kafka.createTopic(t);
+  const compiled = compile(
+    topology('app')
+      .source('in', 'json')
+      .process('p', (r) => r.value, options)
+      .branch({ success: sink('out') }),
+  );
+  const output = { guarantee: 'at_least_once' as const, producer: kafka.producer(), committer: kafka.committer('app') };
+  const task = new PartitionTask({
+    topology: compiled,
+    topic: 'in',
+    partition: 0,
+    startOffset: 0,
+    clock,
+    output,
+    ...(dedupStore ? { dedupStore } : {}),
+  });
+  let closed: string | undefined;
+  const runner = new TaskRunner(task, {
+    maxBufferedRecords: 100,
+    pauseAfterMs: 1_000,
+    setPaused: () => undefined,
+    logger: pino({ level: 'silent' }),
+    onClosed: (state) => (closed = state),
+  });
+  /** Produces one record to `in` and hands it to the task. */
+  const giveRecord = async (): Promise<void> => {
+    await kafka.producer().send([{ topic: 'in', key: null, value: Buffer.from('{"a":1}'), headers: {} }]);
+    task.enqueue(kafka.read('in', 0, 0).records);
+    runner.notifyRecords();
+  };
+  return { kafka, task, runner, giveRecord, closed: () => closed };
+}
+
 describe('TaskRunner', () => {
   it('ends its loop when stop() comes while a poll is in flight (no lost wake-up)', async () => {
-    const clock = { now: () => Date.now() };
-    const kafka = new InMemoryKafka(clock);
-    for (const t of ['in', 'out', 'app.p.dlq']) kafka.createTopic(t);
-    const compiled = compile(
-      topology('app')
-        .source('in', 'json')
-        .process('p', (r) => r.value, { dedup: { key: () => 'k', ttlMs: 60_000, store: 'memory' } })
-        .branch({ success: sink('out') }),
-    );
     // The confirmation of the first unit blocks until released: the poll is in flight meanwhile.
-    const memory = new MemoryDedupStore(clock);
+    const memory = new MemoryDedupStore({ now: () => Date.now() });
     let release!: () => void;
     const confirming = new Promise<void>((resolve) => (release = resolve));
     let entered!: () => void;
@@ -36,32 +66,28 @@ describe('TaskRunner', () => {
         return memory.markDone(k, o, t);
       },
     };
-    const task = new PartitionTask({
-      topology: compiled,
-      topic: 'in',
-      partition: 0,
-      startOffset: 0,
-      clock,
-      output: { guarantee: 'at_least_once', producer: kafka.producer(), committer: kafka.committer('app') },
-      dedupStore: store,
-    });
-    let closed: string | undefined;
-    const runner = new TaskRunner(task, {
-      maxBufferedRecords: 100,
-      pauseAfterMs: 1_000,
-      setPaused: () => undefined,
-      logger: pino({ level: 'silent' }),
-      onClosed: (state) => (closed = state),
-    });
-    await kafka.producer().send([{ topic: 'in', key: null, value: Buffer.from('{"a":1}'), headers: {} }]);
-    task.enqueue(kafka.read('in', 0, 0).records);
-    runner.notifyRecords();
+    const { kafka, runner, giveRecord, closed } = setup({ dedup: { key: () => 'k', ttlMs: 60_000, store: 'memory' } }, store);
+    await giveRecord();
     await inMarkDone;
     const stopped = runner.stop('stop');
     release();
     await stopped;
-    expect(closed).toBe('closed');
+    expect(closed()).toBe('closed');
     expect(kafka.readAll('out')).toHaveLength(1);
     expect(kafka.committedOffset('app', 'in', 0)).toBe(1);
+  });
+
+  it('idles while its task is suspended (a rebalance), and runs again on resume()', async () => {
+    const { kafka, task, runner, giveRecord } = setup();
+    runner.suspend();
+    expect(task.currentState).toBe('suspended');
+    await giveRecord();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(kafka.readAll('out')).toHaveLength(0);
+    runner.resume();
+    expect(task.currentState).toBe('running');
+    await vi.waitFor(() => expect(kafka.readAll('out')).toHaveLength(1));
+    await runner.stop('stop');
+    expect(task.currentState).toBe('closed');
   });
 });

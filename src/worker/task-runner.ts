@@ -27,7 +27,6 @@ export class TaskRunner {
   private wake: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private paused = false;
-  private suspended = false;
   private readonly done: Promise<void>;
 
   constructor(
@@ -45,13 +44,11 @@ export class TaskRunner {
 
   /** A rebalance began: the task flushes and commits, then idles until `resume()`. */
   suspend(): void {
-    this.suspended = true;
     this.task.suspend();
     this.interruptWait('control');
   }
 
   resume(): void {
-    this.suspended = false;
     this.task.resume();
     this.interruptWait('control');
   }
@@ -62,7 +59,6 @@ export class TaskRunner {
    */
   async stop(mode: 'stop' | 'close'): Promise<void> {
     this.task.requestStop(mode);
-    this.suspended = false;
     this.interruptWait('control');
     await this.done;
   }
@@ -133,7 +129,8 @@ export class TaskRunner {
       if (full || longWait) this.setPaused(true);
       else if (this.task.buffered < this.options.maxBufferedRecords / 2) this.setPaused(false);
 
-      if (this.suspended) await this.sleep(undefined, false);
+      // Suspended (a rebalance): the task flushed and committed; idle until resume() or stop().
+      if (this.task.currentState === 'suspended') await this.sleep(undefined, false);
       else if (result.kind === 'yield') await yieldToEventLoop();
       else if (result.kind === 'idle') await this.sleep(undefined, true);
       else await this.sleep(result.untilMs, result.reason === 'commit');

@@ -1,47 +1,19 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { BrokerUnreachableError, GroupInstanceConflictError, IllegalStateError, MemberFencedError } from '../errors.js';
+import { GroupInstanceConflictError, IllegalStateError, MemberFencedError } from '../errors.js';
 import { CappedBackoff } from '../failure/capped-backoff.js';
 import type { AssignmentEvent, RevocationEvent } from '../kafka/group-consumer.js';
-import type { KafkaAdmin } from '../kafka/kafka-admin.js';
-import type { KafkaClient, RecordProducerClient } from '../kafka/kafka-client.js';
 import { taskId } from '../record/task-id.js';
-import type { Clock } from '../runtime/ports.js';
-import { ResilienceRegistry } from '../runtime/processor-resilience.js';
-import { consumedTopics, routeOf, type CompiledTopology } from '../topology/compiled-topology.js';
-import { AssignedTasks } from './assigned-tasks.js';
+import { consumedTopics } from '../topology/compiled-topology.js';
+import type { AssignedTasks } from './assigned-tasks.js';
 import { InstanceConflictGuard } from './instance-conflict-guard.js';
 import { memberIdentity, type MemberIdentity } from './member-identity.js';
-import { MemberConsumer } from './member-consumer.js';
-import { createDedupStores, type DedupStores } from './dedup-stores.js';
-import { ensureTopics } from './ensure-topics.js';
-import { retryWhileRetriable } from './retry-while-retriable.js';
-import type { LogContext } from '../observability/logger.js';
-import { createKafkaClient } from '../config/kafka-clients.js';
-import { OtelAttemptTracer } from '../observability/otel-attempt-tracer.js';
-import { TaskFactory } from './task-factory.js';
-import { combineTaskListeners, taskLogListener } from '../observability/task-log-listener.js';
-import type { WorkerConfig } from '../config/worker-config.js';
+import type { MemberConsumer } from './member-consumer.js';
 import { WorkerHealth, type WorkerHealthSnapshot } from './worker-health.js';
 import { WorkerMetrics } from '../observability/worker-metrics.js';
+import type { WorkerOptions } from './worker-options.js';
+import { WorkerParts } from './worker-parts.js';
 import { assertWorkerTransition, type WorkerState } from './worker-state.js';
-
-/** Options of a {@link Worker}. */
-export interface WorkerOptions {
-  readonly topology: CompiledTopology;
-  readonly config: WorkerConfig;
-  readonly logger: Logger;
-  readonly metrics?: WorkerMetrics;
-  readonly clock?: Clock;
-  /** Where the worker puts the fields its log lines carry (the group member id once joined); see `createLogger`. */
-  readonly logContext?: LogContext;
-  /** The stream thread this worker is (1-based), when the process runs several (`--threads`). */
-  readonly thread?: number;
-  /** Create no task until {@link Worker.releaseTasks} (a stream thread's start gate): partitions stay paused. */
-  readonly holdTasks?: boolean;
-  /** Told of every join of the group: the member id and the assignment it got. */
-  readonly onJoined?: (event: AssignmentEvent) => void;
-}
 
 /**
  * A weir worker process: one member of the consumer group `application.id`. It creates one
@@ -58,15 +30,8 @@ export class Worker {
   private readonly logger: Logger;
   private readonly identity: MemberIdentity;
   private state: WorkerState = 'starting';
-  private client: KafkaClient | undefined;
-  private admin: KafkaAdmin | undefined;
-  private producer: RecordProducerClient | undefined;
-  private dedupStores: DedupStores | undefined;
-  /** The group membership: current consumer (replaced after a crash) and shared producer. */
-  private membership: MemberConsumer | undefined;
-  private factory: TaskFactory | undefined;
-  /** The member's tasks, once the worker has its task factory. */
-  private tasks: AssignedTasks | undefined;
+  /** Its clients, group membership, dedup stores and tasks, once created. */
+  private readonly parts: WorkerParts;
   /** The member id of the current consumer's latest join. */
   private member: string | undefined;
   /** Static members only: tells a restart of this worker from a second worker with its id. */
@@ -83,8 +48,6 @@ export class Worker {
   private tasksClosed: Promise<void> | undefined;
   /** A crash of the consumer that {@link restart} is starting (it starts another). */
   private crashedWhileRestarting: unknown;
-  /** Tasks wait for {@link releaseTasks}. */
-  private tasksHeld: boolean;
 
   constructor(private readonly options: WorkerOptions) {
     this.logger = options.logger.child({ applicationId: options.topology.applicationId });
@@ -92,7 +55,25 @@ export class Worker {
     this.health = new WorkerHealth(() => this.healthSnapshot(), options.config);
     this.identity = memberIdentity(options.topology.applicationId, options.config, options.thread);
     this.died = new Promise((resolve) => (this.settleDied = resolve));
-    this.tasksHeld = options.holdTasks === true;
+    this.parts = new WorkerParts({
+      worker: options,
+      identity: this.identity,
+      logger: this.logger,
+      metrics: this.metrics,
+      health: this.health,
+      handlers: {
+        onRevoked: (event) => this.onRevoked(event),
+        onAssigned: (event) => this.onAssigned(event),
+        onCrash: (error) => this.onCrash(error),
+      },
+      onFenced: (error) => this.onCrash(error, true),
+      // stop() may come while starting (SIGTERM during a slow join): then start no further.
+      stillStarting: () => {
+        if (this.state === 'stopping' || this.state === 'stopped')
+          throw new IllegalStateError('the worker was stopped while it was starting');
+      },
+      active: () => this.state !== 'stopping' && this.state !== 'stopped',
+    });
     this.conflictGuard =
       this.identity.groupInstanceId === undefined
         ? undefined
@@ -109,8 +90,7 @@ export class Worker {
 
   /** Ends the hold of {@link WorkerOptions.holdTasks}: the tasks of the current and later assignments start. */
   releaseTasks(): void {
-    this.tasksHeld = false;
-    this.tasks?.release();
+    this.parts.releaseTasks();
   }
 
   /** The group member id of the current consumer (undefined before it joined). */
@@ -134,6 +114,16 @@ export class Worker {
     return this.state;
   }
 
+  /** The member's tasks, once the worker has its task factory. */
+  private get tasks(): AssignedTasks | undefined {
+    return this.parts.tasks;
+  }
+
+  /** The group membership: current consumer (replaced after a crash) and shared producer. */
+  private get membership(): MemberConsumer | undefined {
+    return this.parts.membership;
+  }
+
   /**
    * Checks and creates topics, connects, and joins the group.
    *
@@ -145,93 +135,8 @@ export class Worker {
    * @throws the client's or ioredis' error when a server fails otherwise
    */
   async start(): Promise<void> {
-    const { topology, config } = this.options;
-    // stop() may come while starting (SIGTERM during a slow join): then start no further.
-    const stillStarting = (): void => {
-      if (this.state === 'stopping' || this.state === 'stopped')
-        throw new IllegalStateError('the worker was stopped while it was starting');
-    };
-    this.client = await createKafkaClient(config.client, {
-      brokers: config.brokers,
-      clientId: this.identity.clientId,
-      logger: this.logger,
-    });
-    const admin = this.client.admin();
-    this.admin = admin;
-    await admin.connect().catch((error: unknown) => {
-      throw new BrokerUnreachableError(config.brokers, { cause: error });
-    });
-    stillStarting();
-    // A broker just restarted, or one that does not know yet of the topics another worker
-    // created a moment ago, answers with retriable errors: the start waits them out.
-    const untilReady = <T>(step: string, run: () => Promise<T>): Promise<T> =>
-      retryWhileRetriable(run, { step, logger: this.logger, stillWanted: stillStarting });
-    await untilReady('checking the topics', () => ensureTopics(topology, admin, this.logger, config.topicPartitions));
-    stillStarting();
-    if (topology.processingGuarantee === 'at_least_once') {
-      const producer = this.client.recordProducer();
-      this.producer = producer;
-      await untilReady('connecting the producer', () => producer.connect());
-      stillStarting();
-    }
-    const membership = new MemberConsumer({
-      client: this.client,
-      topology,
-      config,
-      identity: this.identity,
-      logger: this.logger,
-      clock: this.options.clock ?? { now: () => Date.now() },
-      handlers: {
-        onBatch: (topic, partition, records, nextOffset) => this.tasks?.batch({ topic, partition }, records, nextOffset) ?? false,
-        onRevoked: (event) => this.onRevoked(event),
-        onAssigned: (event) => this.onAssigned(event),
-        onCrash: (error) => this.onCrash(error),
-        onSkipped: (topic, partition, nextOffset) => this.tasks?.skipped({ topic, partition }, nextOffset),
-      },
-      onFenced: (error) => this.onCrash(error, true),
-    });
-    this.membership = membership;
-    this.dedupStores = createDedupStores(topology, config, this.options.clock);
-    const listener = combineTaskListeners(this.metrics.listener(), taskLogListener(this.logger), this.health.listener());
-    // One circuit breaker and retry budget per processor for the whole worker process.
-    const resilience = new ResilienceRegistry(topology, (t) => listener.onCircuitTransition?.(t));
-    this.metrics.watchResilience(resilience, () => (this.options.clock ?? Date).now());
-    this.metrics.watchTasks({
-      tasks: () => this.tasks?.views() ?? [],
-      endOffsets: async (topics) => new Map(await Promise.all(topics.map(async (t) => [t, await admin.latestOffsets(t)] as const))),
-      isRetryTier: (topic) => (routeOf(topology, topic)?.tier ?? null) !== null,
-    });
-    this.factory = new TaskFactory({
-      topology,
-      client: this.client,
-      admin,
-      producer: this.producer,
-      dedupStores: this.dedupStores,
-      config,
-      logger: this.logger,
-      listener,
-      resilience,
-      tracer: new OtelAttemptTracer(),
-      ...(this.options.clock ? { clock: this.options.clock } : {}),
-      ...(membership.sharesTransactions ? { sharedTransaction: () => membership.sharedTransaction() } : {}),
-    });
-    this.tasks = new AssignedTasks({
-      factory: this.factory,
-      fetcher: membership,
-      committer: membership,
-      logger: this.logger,
-      active: () => this.state !== 'stopping' && this.state !== 'stopped',
-      atLeastOnce: topology.processingGuarantee === 'at_least_once',
-      held: this.tasksHeld,
-      ...(this.options.thread !== undefined ? { thread: this.options.thread } : {}),
-    });
-    await untilReady('joining the group', () =>
-      membership.start().catch(async (error: unknown) => {
-        await membership.stop().catch(() => undefined);
-        throw error;
-      }),
-    );
-    stillStarting();
+    await this.parts.open();
+    const { topology } = this.options;
     this.logger.info({ guarantee: topology.processingGuarantee, topics: consumedTopics(topology), host: hostname() }, 'worker started');
   }
 
@@ -336,11 +241,7 @@ export class Worker {
       await this.tasks?.closeAll(mode);
     })();
     await this.tasksClosed;
-    await this.membership?.stop().catch((error: unknown) => this.logger.warn({ err: error }, 'leaving the group failed'));
-    await this.factory?.close();
-    await this.producer?.disconnect().catch(() => undefined);
-    await this.dedupStores?.close();
-    await this.admin?.disconnect().catch(() => undefined);
+    await this.parts.close();
     this.transition('stopped');
     this.health.close();
     this.logger.info('worker stopped');
