@@ -7,6 +7,8 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'kafka/', '.kafka/', 'bench/kafka-streams/', 'test/integration/.tmp/', 'coverage/'] },
+  // bench/run.ts's BENCH_BASELINE checkouts: an earlier commit's tree (git-ignored)
+  { ignores: ['.bench-baseline/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

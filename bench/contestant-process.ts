@@ -3,7 +3,6 @@
  * how to stop it, and the tail of what it printed (for error messages).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { WorkerProcess } from '../scripts/lib/worker-process.js';
 
 /** A started contestant. */
 export interface ContestantProcess {
@@ -30,15 +29,19 @@ export interface ChildProcessOptions {
   readonly label: string;
   /** Longest wait for the started line, ms (default 120 000). */
   readonly startTimeoutMs?: number;
+  /** The `msg` (plain words) of the JSON line on stdout that says it has joined its group (default `started`). */
+  readonly startedMsg?: string;
 }
 
 const TAIL_LINES = 30;
 
 /**
- * Starts a process that prints the JSON line `{"msg":"started"}` on stdout once it has joined its
- * group (bench/kafkajs-baseline.ts, the Kafka Streams pass-through).
+ * Starts a process that prints a JSON line `{"msg":"started"}` on stdout once it has joined its
+ * group (bench/kafkajs-baseline.ts, the Kafka Streams pass-through; `weir run` logs
+ * `{"msg":"worker started",…}`).
  */
 export function startChildProcess(options: ChildProcessOptions): ContestantProcess {
+  const startedLine = new RegExp(`"msg"\\s*:\\s*"${options.startedMsg ?? 'started'}"`);
   const child = spawn(options.command, [...options.args], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
@@ -66,7 +69,7 @@ export function startChildProcess(options: ChildProcessOptions): ContestantProce
       const text = rest + chunk.toString('utf8');
       const parts = text.split('\n');
       rest = parts.pop() ?? '';
-      if (parts.some((line) => /"msg"\s*:\s*"started"/.test(line))) {
+      if (parts.some((line) => startedLine.test(line))) {
         clearTimeout(timer);
         resolve();
       }
@@ -87,20 +90,6 @@ export function startChildProcess(options: ChildProcessOptions): ContestantProce
     started,
     stop: (graceMs = 30_000) => stopChild(child, exited, graceMs),
     outputTail: () => lines.slice(-TAIL_LINES).join('\n'),
-  };
-}
-
-/** Wraps a `weir run` process (scripts/lib/worker-process.ts): started at its "worker started" log line. */
-export function fromWorkerProcess(worker: WorkerProcess, startTimeoutMs = 120_000): ContestantProcess {
-  const started = worker.waitForLog((line) => line.msg === 'worker started', startTimeoutMs).then(() => undefined);
-  started.catch(() => undefined);
-  const exited = worker.exited.then(() => undefined);
-  return {
-    child: worker.child,
-    started,
-    stop: (graceMs = 30_000) => stopChild(worker.child, exited, graceMs),
-    outputTail: () =>
-      [...worker.logs.slice(-TAIL_LINES).map((l) => JSON.stringify(l)), ...worker.otherOutput.slice(-TAIL_LINES)].join('\n'),
   };
 }
 

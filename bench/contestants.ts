@@ -6,10 +6,9 @@
  */
 import path from 'node:path';
 import { repoRoot } from '../scripts/lib/repo-paths.js';
-import { startWorker } from '../scripts/lib/worker-process.js';
-import { fromWorkerProcess, startChildProcess, type ContestantProcess } from './contestant-process.js';
+import { startChildProcess, type ContestantProcess } from './contestant-process.js';
 import { startKafkaStreams, type KafkaStreamsBuild } from './kafka-streams.js';
-import { missingWeirFeature, type WeirFeatures } from './weir-features.js';
+import { missingWeirFeature, unavailableWeir, type WeirFeatures } from './weir-features.js';
 
 /** The delivery guarantee a contestant gives; it decides when a run counts as done. */
 export type Guarantee = 'at_least_once' | 'exactly_once';
@@ -30,6 +29,8 @@ export interface RunSpec {
 /** What the machine and the built weir offer, found once per benchmark. */
 export interface Prerequisites {
   readonly weir: WeirFeatures;
+  /** weir as built at the commit of BENCH_BASELINE (bench/baseline.ts), when it is set. */
+  readonly baseline?: WeirFeatures;
   readonly kafkaStreams: KafkaStreamsBuild;
 }
 
@@ -44,6 +45,10 @@ export interface Contestant {
   skipReason(prerequisites: Prerequisites): string | undefined;
   /** Starts it; the caller awaits `started`, times the run, then stops it. */
   start(run: RunSpec, prerequisites: Prerequisites): ContestantProcess;
+  /** weir rows: the same row run by weir as built at the baseline commit `rev` (short id). */
+  readonly atBaseline?: (rev: string) => Contestant;
+  /** A row made by {@link atBaseline}: the id of the row it is the baseline of. */
+  readonly baselineOf?: string;
 }
 
 /** Kafka Streams' pass-through (bench/kafka-streams/), at Kafka Streams' defaults but for these settings. */
@@ -98,30 +103,49 @@ export function kafkajsLoop(): Contestant {
 
 /**
  * `weir run bench/passthrough.ts` (buffer serdes). `threads` needs `--threads`, `client` needs
- * `--client` with that choice; one thread on the default client needs neither.
+ * `--client` with that choice; one thread on the default client needs neither. With `baseline`
+ * (a short commit id), weir as built at that commit runs it: {@link Prerequisites.baseline}'s
+ * `bin/weir.js` on that checkout's own `bench/passthrough.ts`.
  */
-export function weir(options: { readonly guarantee: Guarantee; readonly threads: number; readonly client?: 'librdkafka' }): Contestant {
+export function weir(options: {
+  readonly guarantee: Guarantee;
+  readonly threads: number;
+  readonly client?: 'librdkafka';
+  readonly baseline?: string;
+}): Contestant {
   const eos = options.guarantee === 'exactly_once';
   const needs = [...(options.threads > 1 ? ['--threads'] : []), ...(options.client ? ['--client'] : [])];
+  const build = (prerequisites: Prerequisites): WeirFeatures =>
+    options.baseline === undefined
+      ? prerequisites.weir
+      : (prerequisites.baseline ?? unavailableWeir(repoRoot, `no build of ${options.baseline} (BENCH_BASELINE)`));
+  const name = `weir${options.baseline ? `@${options.baseline}` : ''} ${options.guarantee}, commit ${eos ? 100 : 1000} ms, ${threadsText(options.threads)}${options.client ? ` on ${options.client}` : ''}`;
+  const id = `weir-${eos ? 'eos' : 'alos'}-${options.threads}t${options.client ? `-${options.client}` : ''}`;
   return {
-    id: `weir-${eos ? 'eos' : 'alos'}-${options.threads}t${options.client ? `-${options.client}` : ''}`,
-    name: `weir ${options.guarantee}, commit ${eos ? 100 : 1000} ms, ${threadsText(options.threads)}${options.client ? ` on ${options.client}` : ''}`,
+    id: options.baseline === undefined ? id : `${id}-${options.baseline}`,
+    name,
     guarantee: options.guarantee,
-    skipReason: ({ weir: features }) => missingWeirFeature(features, needs, options.client),
-    start: (run, { weir: features }) => {
+    skipReason: (prerequisites) => missingWeirFeature(build(prerequisites), needs, options.client),
+    start: (run, prerequisites) => {
+      const features = build(prerequisites);
       const threads = features.flags.has('--threads') ? ['--threads', String(options.threads)] : [];
       const client = options.client ? ['--client', options.client] : [];
-      const worker = startWorker('bench/passthrough.ts', {
+      return startChildProcess({
+        command: process.execPath,
         args: [
+          ...[path.join(features.root, 'bin', 'weir.js'), 'run', 'bench/passthrough.ts'],
           ...['--application-id', run.group, '--brokers', run.brokers, '--log-level', 'info'],
           ...['--guarantee', options.guarantee, '--commit-interval-ms', eos ? '100' : '1000'],
           ...threads,
           ...client,
         ],
+        cwd: features.root,
         env: { BENCH_SOURCE: run.source, BENCH_SINK: run.sink },
+        label: name,
+        startedMsg: 'worker started',
       });
-      return fromWorkerProcess(worker);
     },
+    ...(options.baseline === undefined ? { atBaseline: (rev: string) => weir({ ...options, baseline: rev }) } : { baselineOf: id }),
   };
 }
 

@@ -92,3 +92,21 @@ export function renderTable(rows: readonly RowResult[], records: number, base: {
   }
   return notes.length === 0 ? lines.join('\n') : [...lines, '', ...notes.map((n) => `- ${n}`)].join('\n');
 }
+
+/**
+ * weir against its baseline build (BENCH_BASELINE): for each row made by `atBaseline` whose
+ * row of this checkout ran too, the per-repetition ratios now / baseline of records/s, CPU µs
+ * per record and peak RSS, summarised as median (min–max). Empty when there is no such pair.
+ */
+export function renderBaselineTable(rows: readonly RowResult[], rev: string): string {
+  const lines = [`| contestant | records/s now / ${rev} | CPU µs/record now / ${rev} | peak RSS now / ${rev} |`, '|---|---|---|---|'];
+  for (const then of rows) {
+    const now = rows.find((r) => r.contestant.id === then.contestant.baselineOf);
+    if (now === undefined) continue;
+    const ratio = (pick: (m: Measurement) => number): string => spread(ratios(now, then, pick), 2);
+    lines.push(
+      `| ${now.contestant.name} | ${ratio((m) => m.recordsPerSecond)} | ${ratio((m) => m.cpuMicrosPerRecord)} | ${ratio((m) => m.peakRssBytes)} |`,
+    );
+  }
+  return lines.length === 2 ? '' : lines.join('\n');
+}

@@ -20,6 +20,14 @@
  * BENCH_WORKLOADS (workload ids, e.g. `passthrough-100b`), BENCH_VERIFY=0 (skip the
  * read_committed count of exactly_once sinks), BENCH_WRITE=0 (do not touch the README),
  * BENCH_RUN_TIMEOUT_MS, KAFKA_BROKERS.
+ *
+ * BENCH_BASELINE=<git rev> (e.g. `HEAD~1`) also runs weir as built at that commit: bench/baseline.ts
+ * puts its tree in the git-ignored `.bench-baseline/<short id>/`, links this checkout's
+ * node_modules into it when its package-lock.json is the same, and builds it. Every weir row then
+ * gets a twin right after it, `weir@<short id> …` (id `<row id>-<short id>`, e.g.
+ * `weir-alos-1t-e047b3a`), rotated with the others in every repetition, and each table is
+ * followed by one of the per-repetition ratios now / baseline. When it cannot be installed or
+ * built its rows say `skipped: <reason>`. With BENCH_ONLY=weir only weir rows run, both builds'.
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
@@ -27,10 +35,11 @@ import type { Kafka } from 'kafkajs';
 import { DEFAULT_BROKERS } from '../scripts/lib/broker-instance.js';
 import { startBroker } from '../scripts/lib/kafka-broker.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
+import { prepareBaseline } from './baseline.js';
 import { machineDescription, writeBenchSection } from './bench-tools.js';
 import type { Contestant, Prerequisites } from './contestants.js';
 import { buildKafkaStreams, KAFKA_STREAMS_HEAP } from './kafka-streams.js';
-import { renderTable, type RowResult, type RunOutcome } from './report.js';
+import { renderBaselineTable, renderTable, type RowResult, type RunOutcome } from './report.js';
 import { runOnce } from './run-once.js';
 import { highWatermarkSum } from './sink-progress.js';
 import { weirFeatures } from './weir-features.js';
@@ -48,6 +57,7 @@ const verify = env['BENCH_VERIFY'] !== '0';
 const write = env['BENCH_WRITE'] !== '0' && only === undefined;
 const runTimeoutMs = Number(env['BENCH_RUN_TIMEOUT_MS'] ?? 60_000 + records);
 const brokers = env['KAFKA_BROKERS'] ?? DEFAULT_BROKERS;
+const baselineRev = env['BENCH_BASELINE']?.trim() || undefined;
 
 const selected = (c: Contestant): boolean => only === undefined || only.some((word) => c.id.includes(word));
 
@@ -92,10 +102,18 @@ async function main(): Promise<void> {
   const workloads = WORKLOADS.filter((w) => workloadIds === undefined || workloadIds.includes(w.id));
 
   console.log('bench: checking weir run --help and building bench/kafka-streams (mvn) if needed');
-  const prerequisites: Prerequisites = { weir: await weirFeatures(), kafkaStreams: await buildKafkaStreams() };
+  const baseline = baselineRev === undefined ? undefined : await prepareBaseline(baselineRev);
+  const prerequisites: Prerequisites = { weir: await weirFeatures(), baseline: baseline?.weir, kafkaStreams: await buildKafkaStreams() };
   const ks = prerequisites.kafkaStreams;
   console.log(
     ks.ok ? `bench: Kafka Streams pass-through ${ks.built ? 'built' : 'up to date'}` : `bench: Kafka Streams unavailable: ${ks.reason}`,
+  );
+  // Each workload's contestants, every weir row followed by its twin at the baseline commit.
+  const lineups = new Map(
+    workloads.map((w) => [
+      w.id,
+      w.contestants.flatMap((c) => (baseline !== undefined && c.atBaseline ? [c, c.atBaseline(baseline.rev)] : [c])).filter(selected),
+    ]),
   );
 
   const rows = new Map<string, Map<string, RowResult>>();
@@ -103,7 +121,7 @@ async function main(): Promise<void> {
   const inputs = new Map<string, { topic: string; records: number }>();
   for (const workload of workloads) {
     const row = new Map<string, RowResult>();
-    for (const contestant of workload.contestants.filter(selected)) {
+    for (const contestant of lineups.get(workload.id)!) {
       const reason = contestant.skipReason(prerequisites);
       if (reason !== undefined) {
         row.set(contestant.id, { contestant, skipped: reason });
@@ -122,7 +140,7 @@ async function main(): Promise<void> {
   for (let rep = 0; rep < reps; rep++) {
     for (const workload of workloads) {
       const input = inputs.get(workload.id)!;
-      const runnable = workload.contestants.filter((c) => outcomes.has(`${workload.id}/${c.id}`));
+      const runnable = lineups.get(workload.id)!.filter((c) => outcomes.has(`${workload.id}/${c.id}`));
       for (const contestant of rotate(runnable, Math.floor((rep * runnable.length) / reps))) {
         const outcome = await runOnce(kafka, contestant, prerequisites, {
           brokers,
@@ -143,11 +161,15 @@ async function main(): Promise<void> {
   const load = `1-minute load average ${loadAtStart.toFixed(1)} at the start, ${os.loadavg()[0]!.toFixed(1)} at the end`;
   for (const workload of workloads) {
     const input = inputs.get(workload.id)!;
+    const results = [...rows.get(workload.id)!.values()];
+    const versus = baseline === undefined ? '' : renderBaselineTable(results, baseline.rev);
     const table = [
       `Measured ${new Date().toISOString().slice(0, 10)} on ${machineDescription()}; Kafka broker on the same machine, shared with other work (${load}).`,
       `${input.records} records of ${workload.recordBytes} B over ${workload.partitions} partitions; ${reps} repetition(s), interleaved, order rotated per repetition; median (min–max). Kafka Streams 4.4.0 JVM with -Xmx${KAFKA_STREAMS_HEAP}.`,
+      ...(baseline === undefined ? [] : [`weir@${baseline.rev}: weir as built at commit ${baseline.rev} (${baseline.subject}).`]),
       '',
-      renderTable([...rows.get(workload.id)!.values()], input.records, workload.baseline),
+      renderTable(results, input.records, workload.baseline),
+      ...(versus === '' ? [] : ['', `weir now against weir@${baseline!.rev}, per repetition:`, '', versus]),
     ].join('\n');
     console.log(`\n### ${workload.title}\n\n${table}\n`);
     if (write) writeBenchSection(workload.id, table);

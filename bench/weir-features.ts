@@ -8,6 +8,8 @@ import { repoRoot } from '../scripts/lib/repo-paths.js';
 
 /** What the built `weir run` offers. */
 export interface WeirFeatures {
+  /** The checkout whose build this is: its `bin/weir.js` runs, from this folder. */
+  readonly root: string;
   /** Every `--flag` its help text names. */
   readonly flags: ReadonlySet<string>;
   /** Its help text, for finding choices such as `librdkafka`. */
@@ -16,26 +18,32 @@ export interface WeirFeatures {
   readonly unavailable?: string;
 }
 
-/** Runs `node bin/weir.js run --help` (build first: `npm run build`). Never throws. */
-export function weirFeatures(): Promise<WeirFeatures> {
+/**
+ * Runs `node bin/weir.js run --help` in `root` (build first: `npm run build`). Never throws.
+ *
+ * @param root the checkout (default: this one; the bench's baseline build is another)
+ */
+export function weirFeatures(root: string = repoRoot): Promise<WeirFeatures> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [path.join(repoRoot, 'bin', 'weir.js'), 'run', '--help'],
-      { cwd: repoRoot, timeout: 60_000 },
+      [path.join(root, 'bin', 'weir.js'), 'run', '--help'],
+      { cwd: root, timeout: 60_000 },
       (error, stdout, stderr) => {
         if (error !== null) {
-          resolve({
-            flags: new Set(),
-            help: '',
-            unavailable: `\`weir run --help\` failed (run \`npm run build\`): ${(stderr || error.message).trim().split('\n')[0]}`,
-          });
+          const reason = (stderr || error.message).trim().split('\n')[0]!;
+          resolve(unavailableWeir(root, `\`weir run --help\` failed (run \`npm run build\`): ${reason}`));
           return;
         }
-        resolve({ flags: new Set(stdout.match(/--[a-z][a-z0-9-]*/g) ?? []), help: stdout });
+        resolve({ root, flags: new Set(stdout.match(/--[a-z][a-z0-9-]*/g) ?? []), help: stdout });
       },
     );
   });
+}
+
+/** A weir build in `root` that cannot run, and why. */
+export function unavailableWeir(root: string, reason: string): WeirFeatures {
+  return { root, flags: new Set(), help: '', unavailable: reason };
 }
 
 /**
