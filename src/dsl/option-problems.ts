@@ -24,8 +24,8 @@ export function unknownKeysProblem(value: unknown, known: readonly string[], whe
 }
 
 /**
- * The field schema at `path` inside an object schema (through optional wrappers and arrays),
- * or undefined.
+ * The field schema at `path` inside an object schema (through wrappers such as `.optional()`,
+ * `.default()` and `.readonly()`, and through arrays), or undefined.
  */
 function schemaAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | undefined {
   let current: z.ZodType | undefined = schema;
@@ -40,14 +40,25 @@ function schemaAt(schema: z.ZodType, path: readonly PropertyKey[]): z.ZodType | 
   return current;
 }
 
+/** The schema kinds that wrap one inner schema (`def.innerType`) and add no shape of their own. */
+const WRAPPERS: ReadonlySet<string> = new Set(['optional', 'default', 'prefault', 'nullable', 'readonly']);
+
+function inner(schema: z.ZodType): z.ZodType | undefined {
+  const def = (schema as { def: { type: string; innerType?: z.ZodType } }).def;
+  return WRAPPERS.has(def.type) ? def.innerType : undefined;
+}
+
 function unwrap(schema: z.ZodType | undefined): z.ZodType | undefined {
   let current = schema;
-  while (current !== undefined) {
-    const def = (current as { def: { type: string; innerType?: z.ZodType } }).def;
-    if (def.type !== 'optional' && def.type !== 'default' && def.type !== 'nullable') return current;
-    current = def.innerType;
-  }
+  while (current !== undefined && inner(current) !== undefined) current = inner(current);
   return current;
+}
+
+/** The `.describe()` text of a schema or, first found, of a schema it wraps. */
+function descriptionOf(schema: z.ZodType | undefined): string | undefined {
+  for (let current = schema; current !== undefined; current = inner(current))
+    if (current.description !== undefined) return current.description;
+  return undefined;
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
@@ -104,7 +115,7 @@ export function optionProblems(schema: z.ZodType, input: unknown, error: z.ZodEr
     }
     const name = issue.path.length === 0 ? names.root : fieldName(names.prefix, issue.path);
     const field = schemaAt(schema, issue.path);
-    const description = field?.description ?? unwrap(field)?.description ?? 'is invalid';
+    const description = descriptionOf(field) ?? 'is invalid';
     const value = valueAt(input, issue.path);
     const shown = typeof value === 'object' && value !== null ? '' : ` (got ${showValue(value)})`;
     const problem = `${name} ${description}${shown}`;

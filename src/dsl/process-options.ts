@@ -1,4 +1,12 @@
+import type { z } from 'zod';
+import type { backoffSchema, circuitBreakerSchema, JITTERS, RETRY_MODES, retryBudgetSchema, retrySchema } from './options-schema.js';
 import type { ProcessorRecord } from './processor.js';
+
+export { JITTERS, RETRY_MODES } from './options-schema.js';
+
+// The retry, circuit-breaker and retry-budget options are declared once, as the zod schemas of
+// options-schema.ts: their types here are the schemas' `z.input`, and each field's TSDoc (with
+// its unit and default) is on the schema's field.
 
 /**
  * Jitter applied to a backoff delay `d = min(maxMs, initialMs · multiplier^n)` (see
@@ -14,20 +22,8 @@ import type { ProcessorRecord } from './processor.js';
  */
 export type Jitter = (typeof JITTERS)[number];
 
-/** The jitter names, in the order messages list them. */
-export const JITTERS = ['none', 'full', 'equal', 'additive', 'decorrelated'] as const;
-
-/** Exponential backoff, as in Spring Retry's `ExponentialBackOff`. All times in ms. */
-export interface BackoffOptions {
-  /** Delay before the first retry, ms. Default 500. */
-  readonly initialMs?: number;
-  /** Factor applied per retry. Default 2. */
-  readonly multiplier?: number;
-  /** Upper bound of any delay, ms. Default 30 000. */
-  readonly maxMs?: number;
-  /** Default `'equal'`. */
-  readonly jitter?: Jitter;
-}
+/** Exponential backoff, as Spring Retry's `ExponentialBackOff`: the fields of `backoffSchema`. All times in ms. */
+export type BackoffOptions = z.input<typeof backoffSchema>;
 
 /**
  * How failed records are retried.
@@ -39,35 +35,11 @@ export interface BackoffOptions {
  */
 export type RetryMode = (typeof RETRY_MODES)[number];
 
-/** The retry modes. */
-export const RETRY_MODES = ['blocking', 'topics'] as const;
-
-/** A retry policy. */
-export interface RetryOptions {
-  /** Total attempts, the first one included (Spring's `attempts`). Default 3; must be ≥ 1. */
-  readonly maxAttempts?: number;
-  readonly backoff?: BackoffOptions;
-  /** Default `'blocking'`. */
-  readonly mode?: RetryMode;
-  /**
-   * Retry-topic mode only: explicit tier delays, e.g. `['1s', '10s', '1m']` or ms numbers
-   * (fixed delays, no jitter). Retry n goes to tier n; retries past the last tier reuse it.
-   * With explicit tiers `maxAttempts` defaults to one retry per tier (tiers + 1), and may not
-   * be lower. Default: one tier per distinct delay of the backoff schedule (the last one
-   * reused), as in Spring Kafka 3.2+.
-   */
-  readonly tiers?: ReadonlyArray<string | number>;
-  /**
-   * Loop guard: the most retry-topic hops one record may take before it is dead-lettered.
-   * Default `maxAttempts`.
-   */
-  readonly maxHops?: number;
-  /**
-   * Loop guard for `weir dlq replay`: a record replayed this many times that fails again goes
-   * to the DLQ for good and is refused by further replays. Default 3.
-   */
-  readonly maxReplays?: number;
-}
+/**
+ * A retry policy: the fields of `retrySchema` (`maxAttempts`, `backoff`, `mode`, `tiers`,
+ * `maxReplays`, `maxHops`), each documented with its default there.
+ */
+export type RetryOptions = z.input<typeof retrySchema>;
 
 /** What to do with a failure: try again, or give up and dead-letter the record now. */
 export type Classification = 'retry' | 'dlq';
@@ -113,20 +85,7 @@ export interface DedupOptions {
  * to the record: the record waits for the breaker with the attempts it had. Scope: one breaker
  * per processor per worker process, shared by all its tasks.
  */
-export interface CircuitBreakerOptions {
-  /** Failure rate in (0, 1] at which it opens (resilience4j `failureRateThreshold`, there in %). Default 0.5. */
-  readonly failureRateThreshold?: number;
-  /** Calls in the window before the rate is judged (`minimumNumberOfCalls`), ≥ 1. Default 5. */
-  readonly minimumCalls?: number;
-  /** Length of the sliding window, ms (`slidingWindowSize`, time-based). Default 10 000. */
-  readonly windowMs?: number;
-  /** First wait in the open state, ms (`waitDurationInOpenState`). Default 5 000. */
-  readonly openMs?: number;
-  /** Longest wait in the open state after repeated failed probes, ms; ≥ `openMs`. Default 60 000. */
-  readonly maxOpenMs?: number;
-  /** Probe calls in the half-open state (`permittedNumberOfCallsInHalfOpenState`), ≥ 1. Default 1. */
-  readonly halfOpenCalls?: number;
-}
+export type CircuitBreakerOptions = z.input<typeof circuitBreakerSchema>;
 
 /**
  * A retry budget (a token bucket, as Finagle's `RetryBudget` and gRPC's retry throttling):
@@ -135,12 +94,7 @@ export interface CircuitBreakerOptions {
  * token (a blocking retry waits longer, a retry-tier task slows down); it is never
  * dead-lettered because of the budget.
  */
-export interface RetryBudgetOptions {
-  /** Retries allowed per first attempt, ≥ 0 (Finagle's `percentCanRetry`). Default 0.2. */
-  readonly ratio?: number;
-  /** Retries always allowed per second, > 0 (Finagle's `minRetriesPerSec`): keeps retries moving. Default 10. */
-  readonly minPerSecond?: number;
-}
+export type RetryBudgetOptions = z.input<typeof retryBudgetSchema>;
 
 /** Options of `process(name, fn, options)`. */
 export interface ProcessOptions {

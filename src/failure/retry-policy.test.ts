@@ -94,3 +94,46 @@ describe('resolveRetryPolicy: loop guards', () => {
     ]);
   });
 });
+
+describe('resolveRetryPolicy: defaults', () => {
+  it('resolves {} and undefined to the documented defaults: 3 attempts, 500 ms × 2 up to 30 s, equal jitter, blocking', () => {
+    const documented: RetryPolicy = {
+      maxAttempts: 3,
+      backoff: { initialMs: 500, multiplier: 2, maxMs: 30_000, jitter: 'equal' },
+      mode: 'blocking',
+      tierDelaysMs: [],
+      explicitTiers: false,
+      maxHops: 3,
+      maxReplays: 3,
+    };
+    expect(policy({})).toEqual(documented);
+    expect(resolveRetryPolicy(undefined)).toEqual(documented);
+    expect(Object.isFrozen(policy({}))).toBe(true);
+    expect(Object.isFrozen(policy({}).backoff)).toBe(true);
+  });
+
+  it('fills the backoff fields not given, and raises a maxMs not given to initialMs', () => {
+    expect(policy({ backoff: { jitter: 'none' } }).backoff).toEqual({ initialMs: 500, multiplier: 2, maxMs: 30_000, jitter: 'none' });
+    expect(policy({ backoff: { initialMs: 40_000 } }).backoff.maxMs).toBe(40_000);
+    expect(problems({ backoff: { initialMs: 500, maxMs: 100 } })).toEqual([
+      'retry.backoff.maxMs (100) is less than retry.backoff.initialMs (500)',
+    ]);
+  });
+
+  it('names the backoff field at fault, and the object when it is not one', () => {
+    expect(problems({ backoff: { multiplier: 0.5, jitter: 'some' } })).toEqual([
+      'retry.backoff.multiplier must be a number ≥ 1 (got 0.5)',
+      'retry.backoff.jitter must be one of none, full, equal, additive, decorrelated (got "some")',
+    ]);
+    expect(problems({ backoff: 5 })).toEqual(['retry.backoff must be an object (got 5)']);
+    expect(problems(3)).toEqual(['retry must be an object (got 3)']);
+    expect(problems({ backoff: { initialMS: 5 } })).toEqual([
+      "unknown option 'initialMS' in retry.backoff (known: initialMs, multiplier, maxMs, jitter)",
+    ]);
+  });
+
+  it('accepts read-only tier lists, as the options type did', () => {
+    const tiers = ['1s', '10s'] as const;
+    expect(policy({ mode: 'topics', tiers }).tierDelaysMs).toEqual([1_000, 10_000]);
+  });
+});

@@ -1,21 +1,17 @@
+import type { z } from 'zod';
 import { optionProblems } from '../dsl/option-problems.js';
-import { parseDurationMs, retrySchema } from '../dsl/options-schema.js';
-import type { Jitter, RetryMode, RetryOptions } from '../dsl/process-options.js';
+import { backoffSchema, parseDurationMs, retrySchema } from '../dsl/options-schema.js';
+import type { RetryOptions } from '../dsl/process-options.js';
 
-/** A validated backoff. All times in ms. */
-export interface Backoff {
-  readonly initialMs: number;
-  readonly multiplier: number;
-  readonly maxMs: number;
-  readonly jitter: Jitter;
-}
+/** A validated backoff: `backoffSchema`'s output, every default filled in; `maxMs` ≥ `initialMs`. All times in ms. */
+export type Backoff = z.output<typeof backoffSchema>;
 
-/** A validated retry policy, with every default filled in. */
-export interface RetryPolicy {
-  /** Total attempts, the first included; ≥ 1. */
-  readonly maxAttempts: number;
+/**
+ * A validated retry policy, with every default filled in: `retrySchema`'s output (its fields and
+ * their TSDoc), with the tiers resolved to delays and `maxHops` filled in.
+ */
+export interface RetryPolicy extends Omit<z.output<typeof retrySchema>, 'backoff' | 'tiers' | 'maxHops'> {
   readonly backoff: Backoff;
-  readonly mode: RetryMode;
   /**
    * Retry-topic mode: the delay of each tier, ms (tier n has `tierDelaysMs[n]`). Empty in
    * blocking mode.
@@ -25,42 +21,28 @@ export interface RetryPolicy {
   readonly explicitTiers: boolean;
   /** Loop guard: most retry-topic hops per record. */
   readonly maxHops: number;
-  /** Loop guard: most DLQ replays per record. */
-  readonly maxReplays: number;
 }
 
-/** Defaults, as documented on {@link RetryOptions}. */
-export const RETRY_DEFAULTS = Object.freeze({
-  maxAttempts: 3,
-  initialMs: 500,
-  multiplier: 2,
-  maxMs: 30_000,
-  jitter: 'equal' as Jitter,
-  mode: 'blocking' as RetryMode,
-  maxReplays: 3,
-});
-
 /**
- * Validates retry options (zod, {@link retrySchema}) and fills in defaults.
+ * Validates retry options (zod, {@link retrySchema}) and fills in defaults: the schema's, and
+ * those that follow another field — `maxAttempts` one retry per explicit tier, `backoff.maxMs`
+ * raised to `initialMs` when not given, `maxHops` = `maxAttempts`.
  *
- * @returns the policy, or the list of problems (each naming the field, e.g.
+ * @returns the policy (frozen), or the list of problems (each naming the field, e.g.
  *   `retry.backoff.maxMs (100) is less than retry.backoff.initialMs (500)`)
  */
 export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPolicy | string[] {
   const parsed = retrySchema.safeParse(options ?? {});
   if (!parsed.success) return optionProblems(retrySchema, options, parsed.error, { prefix: 'retry', root: 'retry' });
-  const o = parsed.data;
-  const b = o.backoff ?? {};
+  const { backoff: b, tiers, ...o } = parsed.data;
   const problems: string[] = [];
   // Explicit tiers without maxAttempts: one retry per tier (`['1s', '10s', '1m']` → 4 attempts).
-  const maxAttempts = o.maxAttempts ?? (o.tiers !== undefined ? o.tiers.length + 1 : RETRY_DEFAULTS.maxAttempts);
-  const initialMs = b.initialMs ?? RETRY_DEFAULTS.initialMs;
-  const maxMs = b.maxMs ?? Math.max(RETRY_DEFAULTS.maxMs, initialMs);
-  if (maxMs < initialMs) problems.push(`retry.backoff.maxMs (${maxMs}) is less than retry.backoff.initialMs (${initialMs})`);
-  const mode = o.mode ?? RETRY_DEFAULTS.mode;
-  const explicit = o.tiers?.map((tier) => parseDurationMs(tier) as number);
+  const maxAttempts = options?.maxAttempts === undefined && tiers !== undefined ? tiers.length + 1 : o.maxAttempts;
+  const maxMs = options?.backoff?.maxMs === undefined ? Math.max(b.maxMs, b.initialMs) : b.maxMs;
+  if (maxMs < b.initialMs) problems.push(`retry.backoff.maxMs (${maxMs}) is less than retry.backoff.initialMs (${b.initialMs})`);
+  const explicit = tiers?.map((tier) => parseDurationMs(tier) as number);
   if (explicit !== undefined) {
-    if (mode !== 'topics') problems.push(`retry.tiers is only valid with retry.mode 'topics'`);
+    if (o.mode !== 'topics') problems.push(`retry.tiers is only valid with retry.mode 'topics'`);
     if (maxAttempts - 1 < explicit.length) {
       problems.push(
         `retry.tiers has ${explicit.length} tier(s) but retry.maxAttempts (${maxAttempts}) allows only ${maxAttempts - 1} retr${maxAttempts === 2 ? 'y' : 'ies'}: ` +
@@ -70,21 +52,16 @@ export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPoli
   }
   if (problems.length > 0) return problems;
 
-  const backoff: Backoff = Object.freeze({
-    initialMs,
-    multiplier: b.multiplier ?? RETRY_DEFAULTS.multiplier,
-    maxMs,
-    jitter: b.jitter ?? RETRY_DEFAULTS.jitter,
-  });
-  const tierDelaysMs = mode !== 'topics' ? [] : (explicit ?? scheduleTierDelays(backoff, maxAttempts - 1));
+  const backoff: Backoff = Object.freeze({ ...b, maxMs });
+  const tierDelaysMs = o.mode !== 'topics' ? [] : (explicit ?? scheduleTierDelays(backoff, maxAttempts - 1));
   return Object.freeze({
     maxAttempts,
     backoff,
-    mode,
+    mode: o.mode,
     tierDelaysMs: Object.freeze(tierDelaysMs),
     explicitTiers: explicit !== undefined,
     maxHops: o.maxHops ?? maxAttempts,
-    maxReplays: o.maxReplays ?? RETRY_DEFAULTS.maxReplays,
+    maxReplays: o.maxReplays,
   });
 }
 
