@@ -20,7 +20,21 @@ export function buildProgram(): Command {
   addDescribeCommands(program);
   addStatusCommand(program);
   addDlqCommands(program);
+  // A topology file may leave a handle open (a timer, a connection pool it created at import):
+  // the commands that only load it end once their output is written, instead of hanging.
+  program.hook('postAction', async (_program, action) => {
+    if (LOAD_ONLY_COMMANDS.has(action.name())) await exitWhenWritten();
+  });
   return program;
+}
+
+/** Commands that load a topology file and end: nothing of weir runs after their output. */
+const LOAD_ONLY_COMMANDS = new Set(['describe', 'validate', 'status']);
+
+/** Exits with `process.exitCode` once stdout and stderr have written what they hold. */
+async function exitWhenWritten(): Promise<never> {
+  for (const stream of [process.stdout, process.stderr]) await new Promise<void>((resolve) => stream.write('', () => resolve()));
+  process.exit(process.exitCode ?? EXIT.ok);
 }
 
 /**

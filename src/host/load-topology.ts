@@ -8,6 +8,11 @@ import type { CompiledTopology } from '../topology/compiled-topology.js';
 
 let registered = false;
 
+/** Node's exit code when the event loop drained while a top-level await was still pending. */
+const UNSETTLED_TOP_LEVEL_AWAIT = 13;
+const UNSETTLED_REASON =
+  'failed to load: its top-level await never settled (it waits for something that never happens, e.g. a promise nothing resolves)';
+
 /** What Node and tsx say when a topology file is loaded as CommonJS. */
 const MODULE_FORMAT = /require\(\) ES Module|ERR_REQUIRE_ESM|Cannot use import statement outside a module|No "exports" main defined/;
 const MODULE_HINT =
@@ -30,6 +35,16 @@ export async function loadTopology(file: string, overrides: CompileOverrides = {
     registered = true;
   }
   let module: { default?: unknown };
+  // A top-level await in the file that never settles drains the event loop: Node then exits
+  // with its code 13 and says nothing. Say what happened, as any other load failure (exit 2).
+  // (Node 20 emits 'exit' with code 0 and process.exitCode already 13.)
+  const onExitWhileLoading = (code: number): void => {
+    if (code !== UNSETTLED_TOP_LEVEL_AWAIT && process.exitCode !== UNSETTLED_TOP_LEVEL_AWAIT) return;
+    const error = new TopologyLoadError(file, UNSETTLED_REASON);
+    process.stderr.write(`weir: ${error.message} [${error.code}]\n`);
+    process.exitCode = 2;
+  };
+  process.on('exit', onExitWhileLoading);
   try {
     module = (await import(pathToFileURL(path).href)) as { default?: unknown };
   } catch (cause) {
@@ -40,6 +55,8 @@ export async function loadTopology(file: string, overrides: CompileOverrides = {
     const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
     const hint = MODULE_FORMAT.test(reason) ? MODULE_HINT : '';
     throw new TopologyLoadError(file, `failed to load: ${hint ? reason.replace(/\.$/, '') : reason}${hint}`, { cause });
+  } finally {
+    process.off('exit', onExitWhileLoading);
   }
   if (module.default === undefined) {
     throw new TopologyLoadError(file, 'has no default export: end it with `export default topology(...)...branch({...})`');

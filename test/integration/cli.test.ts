@@ -55,6 +55,30 @@ describe(onClient('weir CLI'), () => {
     expect(none.stderr).toContain(`${noDefault}: has no default export`);
   });
 
+  it('exits 2 naming the file for a top-level await that never settles (Node alone exits 13 and says nothing)', async () => {
+    const file = topologyFile('never-settles.ts', 'await new Promise(() => {});\nexport default 1;\n');
+    for (const command of ['validate', 'run']) {
+      const result = await weir([command, file]);
+      expect(result.code, command).toBe(2);
+      expect(result.stderr, command).toContain(`${file}: failed to load: its top-level await never settled`);
+    }
+  });
+
+  it('validate and describe end after printing even when the topology file leaves a handle open (a timer)', async () => {
+    const file = topologyFile(
+      'open-handle.ts',
+      `import { topology, sink } from 'weir';\nsetInterval(() => {}, 1_000);\n` +
+        `export default topology('cli-handle').source('in').process('p', (r) => r.value).branch({ success: sink('out') });\n`,
+    );
+    // Without the fix both hang until the helper's 60 s timeout kills them (exit 1 then).
+    const validated = await weir(['validate', file]);
+    expect(validated.code).toBe(0);
+    expect(validated.stdout).toContain(`${file}: ok`);
+    const described = await weir(['describe', file, '--format', 'json']);
+    expect(described.code).toBe(0);
+    expect(JSON.parse(described.stdout).applicationId).toBe('cli-handle');
+  });
+
   it('exits 2 naming the file, the node and the problem for a topology that does not compile; the stack only with --verbose', async () => {
     const file = topologyFile(
       'bad-retry.ts',
