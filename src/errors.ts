@@ -38,3 +38,4 @@ export {
   MetricsPortError,
 } from './errors/broker-unreachable-error.js';
 export { IllegalStateError, TestDriverError } from './errors/illegal-state-error.js';
+export { ShutdownTimeoutError } from './errors/shutdown-timeout-error.js';

@@ -1,6 +1,6 @@
 import { pino, type Logger } from 'pino';
 import type { WorkerConfig } from '../config/worker-config.js';
-import { MetricsPortError } from '../errors.js';
+import { MetricsPortError, ShutdownTimeoutError } from '../errors.js';
 import { createLogSink, LogContext, loggerOptions } from '../observability/logger.js';
 import { MetricsServer } from '../observability/metrics-server.js';
 import { WorkerMetrics } from '../observability/worker-metrics.js';
@@ -161,7 +161,7 @@ export class StreamProcess {
       logger.error({ shutdownTimeoutMs }, 'shutdown timed out; exiting without a clean commit');
       await threads.terminate();
       this.transition('failed');
-      return { code: EXIT.failure };
+      return { code: EXIT.failure, failure: new ShutdownTimeoutError(shutdownTimeoutMs) };
     }
     this.transition('stopped');
     return { code: EXIT.ok };

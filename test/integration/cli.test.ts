@@ -8,6 +8,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/lib/repo-paths.js';
+import { produce } from '../../scripts/lib/topic-io.js';
+import { waitFor } from '../../scripts/lib/wait-for.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { onClient } from './support/client-under-test.js';
 
@@ -267,6 +269,35 @@ export default topology('app').source('in').process('enrich', (r) => r.value, { 
     expect(await worker.stop('SIGTERM')).toBe(0);
     expect(Date.now() - began).toBeLessThan(10_000);
     expect(worker.logs.some((l) => l.msg === 'worker stopped')).toBe(true);
+  });
+
+  it('a shutdown that outlives --shutdown-timeout-ms exits 1 and says so on stderr', async () => {
+    const id = randomUUID().slice(0, 8);
+    const topic = `cli-hang-${id}`;
+    await fx.createTopics([{ topic, partitions: 1 }]);
+    const marker = path.join(tmp, `in-hand-${id}`);
+    // The processor takes the record and never returns: the shutdown waits for it in vain.
+    const file = topologyFile(
+      `hang-${id}.ts`,
+      `import { writeFileSync } from 'node:fs';\nimport { topology, sink } from 'weir';\n` +
+        `export default topology('${topic}').source('${topic}', 'json')` +
+        `.process('hang', () => { writeFileSync(${JSON.stringify(marker)}, 'x'); return new Promise(() => {}); })` +
+        `.branch({ success: sink('${topic}.out') });\n`,
+    );
+    const worker = fx.startWorker(file, { args: ['--shutdown-timeout-ms', '500'] });
+    await worker.waitForLog((l) => l.msg === 'worker started');
+    await produce(fx.kafka, topic, [{ key: 'k', value: '{}' }]);
+    await waitFor(
+      () => existsSync(marker),
+      30_000,
+      () => 'the processor never got the record',
+    );
+    const began = Date.now();
+    expect(await worker.stop('SIGTERM')).toBe(1);
+    expect(Date.now() - began).toBeLessThan(10_000);
+    expect(worker.otherOutput.join('\n')).toContain(
+      'weir: shutdown did not finish within 500 ms (--shutdown-timeout-ms): exited without a clean commit',
+    );
   });
 
   it('passes --guarantee and --application-id to the worker, and exits 0 on SIGINT', async () => {
