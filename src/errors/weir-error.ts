@@ -23,7 +23,8 @@ export type WeirErrorCode =
   | 'WEIR_METRICS_PORT'
   | 'WEIR_TRANSACTION_ABORTED'
   | 'WEIR_MEMBER_FENCED'
-  | 'WEIR_GROUP_INSTANCE_CONFLICT';
+  | 'WEIR_GROUP_INSTANCE_CONFLICT'
+  | 'WEIR_CLIENT_MISMATCH';
 
 /** Base class of every error weir throws. */
 export class WeirError extends Error {
