@@ -29,6 +29,7 @@ export {
 } from './errors/non-retriable-error.js';
 export { AttemptTimeoutError } from './errors/attempt-timeout-error.js';
 export { ProducerFencedError, MemberFencedError, GroupInstanceConflictError, ReplayFencedError } from './errors/producer-fenced-error.js';
+export { ClientMismatchError, type ClientMismatchErrorOptions } from './errors/client-mismatch-error.js';
 export { TransactionAbortedError } from './errors/transaction-aborted-error.js';
 export {
   BrokerUnreachableError,

@@ -40,6 +40,20 @@ describe('loadWorkerConfig', () => {
     expect(() => loadWorkerConfig({}, { ...env, WEIR_THREADS: '2', WEIR_GROUP_INSTANCE_ID: 'a, b' })).toThrow(/'WEIR_THREADS'/);
   });
 
+  it('asks the client feature table, and names the flag, the client and what to do instead', () => {
+    expect(configError({ client: 'librdkafka', threads: '3' }).message).toBe(
+      "invalid config '--threads': librdkafka runs one stream thread per process (its native module loads in one thread only): " +
+        'run 3 processes instead, each with its own --group-instance-id, or stream threads on --client kafkajs',
+    );
+    expect(configError({ groupInstanceIds: 'pod-7' }).message).toBe(
+      "invalid config '--group-instance-id': static membership needs --client librdkafka (kafkajs has no group.instance.id)",
+    );
+    expect(configError({}, { WEIR_KAFKA_CLIENT: 'kafkajs', WEIR_GROUP_INSTANCE_ID: 'pod-7' }).key).toBe('WEIR_GROUP_INSTANCE_ID');
+    // What the table allows passes: stream threads on kafkajs, static membership on librdkafka.
+    expect(loadWorkerConfig({ client: 'kafkajs', threads: '3' }, {}).threads).toBe(3);
+    expect(loadWorkerConfig({ client: 'librdkafka', groupInstanceIds: 'pod-7' }, {}).groupInstanceIds).toEqual(['pod-7']);
+  });
+
   it('reads the environment, and flags win over it', () => {
     const c = loadWorkerConfig(
       { logLevel: 'debug' },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { KAFKA_CLIENTS, type KafkaClientName } from '../kafka/kafka-client.js';
+import { CLIENT_FEATURES, clientsWith, KAFKA_CLIENTS, whyLacks, type KafkaClientName } from '../kafka/kafka-client.js';
 
 /** A validated worker configuration. Times in ms. */
 export interface WorkerConfig {
@@ -248,18 +248,17 @@ export function loadWorkerConfig(
       `must be less than the session timeout (${c.sessionTimeoutMs} ms)`,
     );
   }
-  // @confluentinc/kafka-javascript's native module is not context-aware (its issue #258): Node
-  // loads it in one thread of a process only, so librdkafka stream threads cannot share one.
-  if (c.client === 'librdkafka' && c.threads > 1)
-    throw new ConfigError(
-      origin.threads ?? 'WEIR_THREADS',
-      `librdkafka runs one stream thread per process (its native module loads in one thread only): run ${c.threads} processes instead, each with its own --group-instance-id`,
-    );
+  const features = CLIENT_FEATURES[c.client];
+  if (!features.streamThreads && c.threads > 1)
+    throw new ConfigError(origin.threads ?? 'WEIR_THREADS', oneThreadPerProcess(c.client, c.threads));
   const instanceIds = c.groupInstanceIds;
   if (instanceIds !== undefined) {
     const key = origin.groupInstanceIds ?? 'WEIR_GROUP_INSTANCE_ID';
-    if (c.client !== 'librdkafka')
-      throw new ConfigError(key, `static membership needs --client librdkafka (${c.client} has no group.instance.id)`);
+    if (!features.staticMembership)
+      throw new ConfigError(
+        key,
+        `static membership needs ${oneOf(clientsWith('staticMembership'))} (${whyLacks(c.client, 'staticMembership')})`,
+      );
     if (instanceIds.length > 1 && instanceIds.length !== c.threads)
       throw new ConfigError(key, `names ${instanceIds.length} ids for ${c.threads} stream thread(s): give one id, or one per thread`);
   }
@@ -270,4 +269,20 @@ export function loadWorkerConfig(
         ? Array.from({ length: c.threads }, (_, i) => `${instanceIds[0]}-${i + 1}`)
         : instanceIds;
   return { ...c, heartbeatIntervalMs, ...(groupInstanceIds ? { groupInstanceIds } : {}) } as WorkerConfig;
+}
+
+/** `--client a` or `--client a or --client b`: the clients that have a capability, as flags. */
+function oneOf(clients: readonly KafkaClientName[]): string {
+  return clients.map((name) => `--client ${name}`).join(' or ');
+}
+
+/** The problem of `--threads n` on a client that runs one stream thread per process, and what to do instead. */
+function oneThreadPerProcess(client: KafkaClientName, threads: number): string {
+  const features = CLIENT_FEATURES[client];
+  const members = features.staticMembership ? ', each with its own --group-instance-id' : '';
+  const others = clientsWith('streamThreads');
+  return (
+    `${client} runs one stream thread per process (${whyLacks(client, 'streamThreads')}): run ${threads} processes instead${members}` +
+    (others.length > 0 ? `, or stream threads on ${oneOf(others)}` : '')
+  );
 }

@@ -24,7 +24,8 @@ export type WeirErrorCode =
   | 'WEIR_TRANSACTION_ABORTED'
   | 'WEIR_MEMBER_FENCED'
   | 'WEIR_GROUP_INSTANCE_CONFLICT'
-  | 'WEIR_SHUTDOWN_TIMEOUT';
+  | 'WEIR_SHUTDOWN_TIMEOUT'
+  | 'WEIR_CLIENT_MISMATCH';
 
 /** Base class of every error weir throws. */
 export class WeirError extends Error {

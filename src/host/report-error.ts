@@ -1,11 +1,15 @@
-import { ConfigError, GroupInstanceConflictError, TopologyError, TopologyLoadError, WeirError } from '../errors.js';
+import { ClientMismatchError, ConfigError, GroupInstanceConflictError, TopologyError, TopologyLoadError, WeirError } from '../errors.js';
 
 /** Exit codes of the weir CLI. */
 export const EXIT = Object.freeze({
   ok: 0,
   /** A runtime failure (a server unreachable, a missing source topic, a shutdown that timed out). */
   failure: 1,
-  /** Bad input: a bad flag or config value (a `group.instance.id` another worker runs with), or a topology file that does not load or compile. */
+  /**
+   * Bad input: a bad flag or config value (a `group.instance.id` another worker runs with, a
+   * `--client` other than the one the group's members run), or a topology file that does not
+   * load or compile.
+   */
   usage: 2,
 });
 
@@ -14,7 +18,8 @@ export function exitCodeOf(error: unknown): number {
   return error instanceof ConfigError ||
     error instanceof TopologyError ||
     error instanceof TopologyLoadError ||
-    error instanceof GroupInstanceConflictError
+    error instanceof GroupInstanceConflictError ||
+    error instanceof ClientMismatchError
     ? EXIT.usage
     : EXIT.failure;
 }

@@ -54,7 +54,13 @@ export interface GroupConsumerHandlers {
   onRevoked(event: RevocationEvent): Promise<void> | void;
   /** The assignment after a (re)join or an incremental assignment. */
   onAssigned(event: AssignmentEvent): void;
-  /** The consumer gave up (it stopped); the worker builds a new one. */
+  /**
+   * The consumer gave up (it stopped); the worker builds a new one. A `ClientMismatchError`
+   * says the broker refused the member's join with `INCONSISTENT_GROUP_PROTOCOL` (the group's
+   * members run the other Kafka client): retriable from a client whose consumer stops at each
+   * refusal (kafkajs; `JoinRefusals` counts them toward the session timeout), final from one that
+   * joins again by itself (librdkafka) once its refusals lasted a session timeout.
+   */
   onCrash(error: unknown): void;
   /**
    * A fetched batch held no records for weir — only transaction markers or aborted records —

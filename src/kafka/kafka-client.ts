@@ -58,14 +58,64 @@ export interface TransactionalProducerOptions {
   readonly groupConsumer?: GroupConsumer;
 }
 
-/** What a client can do beyond the basics, as weir uses it. */
+/** A capability of {@link KafkaClientFeatures} that a client either has or lacks. */
+export type KafkaClientFeature = 'groupMetadataInTransactions' | 'staticMembership' | 'streamThreads';
+
+/** What a client can do beyond the basics, as weir uses it: one row of {@link CLIENT_FEATURES}. */
 export interface KafkaClientFeatures {
   /** KIP-447 (Kafka Streams' `exactly_once_v2`): see {@link TransactionalProducerOptions.groupConsumer}. */
   readonly groupMetadataInTransactions: boolean;
-  /** KIP-345 static membership: `GroupConsumerOptions.groupInstanceId`. */
+  /** KIP-345 static membership: `GroupConsumerOptions.groupInstanceId` (`--group-instance-id`). */
   readonly staticMembership: boolean;
-  /** How its group consumer moves partitions. */
+  /** How its group consumer moves partitions: `cooperative` is KIP-429's cooperative-sticky assignor. */
   readonly rebalanceProtocol: RebalanceProtocol;
+  /** Several stream threads in one process (`--threads` above 1), each a group member of its own. */
+  readonly streamThreads: boolean;
+  /** Why the client lacks each capability it lacks, as a clause for error messages. */
+  readonly lacks: Readonly<Partial<Record<KafkaClientFeature, string>>>;
+}
+
+/**
+ * What each Kafka client binding can do, as data: config validation and the worker ask this
+ * table (or `KafkaClient.features`, the same row), never a client's name. docs/clients.md
+ * explains each difference.
+ */
+export const CLIENT_FEATURES: Readonly<Record<KafkaClientName, KafkaClientFeatures>> = Object.freeze({
+  kafkajs: Object.freeze({
+    groupMetadataInTransactions: false,
+    staticMembership: false,
+    rebalanceProtocol: 'eager',
+    streamThreads: true,
+    lacks: Object.freeze({
+      groupMetadataInTransactions: 'kafkajs sends no group metadata with transactional offsets: one transactional producer per task',
+      staticMembership: 'kafkajs has no group.instance.id',
+    }),
+  }),
+  librdkafka: Object.freeze({
+    groupMetadataInTransactions: true,
+    staticMembership: true,
+    rebalanceProtocol: 'cooperative',
+    // @confluentinc/kafka-javascript's native module is not context-aware (its issue #258).
+    streamThreads: false,
+    lacks: Object.freeze({ streamThreads: 'its native module loads in one thread only' }),
+  }),
+});
+
+/**
+ * The clients that have `feature`, in {@link KAFKA_CLIENTS} order.
+ *
+ * @example clientsWith('staticMembership') // ['librdkafka']
+ */
+export function clientsWith(feature: KafkaClientFeature): KafkaClientName[] {
+  return KAFKA_CLIENTS.filter((name) => CLIENT_FEATURES[name][feature]);
+}
+
+/**
+ * Why `client` lacks `feature`, as a clause for an error message (the table's `lacks`, else a
+ * plain "<client> has no <feature>").
+ */
+export function whyLacks(client: KafkaClientName, feature: KafkaClientFeature): string {
+  return CLIENT_FEATURES[client].lacks[feature] ?? `${client} has no ${feature}`;
 }
 
 /**

@@ -10,6 +10,7 @@ import type {
   TransactionalProducerClient,
   TransactionalProducerOptions,
 } from '../kafka/kafka-client.js';
+import { CLIENT_FEATURES } from '../kafka/kafka-client.js';
 import type { TopicRangeReadOptions } from '../kafka/topic-range.js';
 import { KafkajsAdmin } from './kafkajs-admin.js';
 import { KafkajsGroupConsumer } from './kafkajs-group-consumer.js';
@@ -59,11 +60,7 @@ function createKafka(options: KafkaClientOptions, router: KafkajsLogRouter, retr
  */
 export class KafkajsClient implements KafkaClient {
   readonly name = 'kafkajs' as const;
-  readonly features: KafkaClientFeatures = Object.freeze({
-    groupMetadataInTransactions: false,
-    staticMembership: false,
-    rebalanceProtocol: 'eager',
-  });
+  readonly features: KafkaClientFeatures = CLIENT_FEATURES.kafkajs;
   private readonly kafka: Kafka;
   /** The same client with {@link TRANSACTION_RETRY}: kafkajs takes a transaction's retries from its client. */
   private readonly transactional: Kafka;

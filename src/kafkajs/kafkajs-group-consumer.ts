@@ -1,7 +1,8 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
 import type { GroupConsumer, GroupConsumerHandlers, GroupConsumerOptions } from '../kafka/group-consumer.js';
 import type { TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
-import { IllegalStateError } from '../errors.js';
+import { ClientMismatchError, IllegalStateError } from '../errors.js';
+import { isInconsistentGroupProtocol } from '../kafka/join-refusals.js';
 import { toInputRecord } from './kafkajs-messages.js';
 
 /**
@@ -9,7 +10,9 @@ import { toInputRecord } from './kafkajs-messages.js';
  * resolution and commits, never throwing into kafkajs. kafkajs only fetches here; each
  * partition's task runs its own loop, so a long backoff never blocks heartbeats. Records are
  * resolved (fetched past) when a task accepts them, and committed only by the task.
- * kafkajs restarts after a crash are off: the worker decides what to do.
+ * kafkajs restarts after a crash are off: the worker decides what to do. A join the broker
+ * refused with `INCONSISTENT_GROUP_PROTOCOL` (the group's members run the other Kafka client)
+ * ends kafkajs' consumer too: it is reported as a retriable `ClientMismatchError`.
  */
 export class KafkajsGroupConsumer implements GroupConsumer {
   /** kafkajs rebalances eagerly: every member gives up every partition at each rebalance. */
@@ -48,13 +51,20 @@ export class KafkajsGroupConsumer implements GroupConsumer {
         this.assignment = assignment;
         handlers.onAssigned({ assignment, added: assignment, protocol: 'eager', memberId: event.payload.memberId });
       }),
-      this.consumer.on(CRASH, (event) => handlers.onCrash(event.payload.error)),
+      this.consumer.on(CRASH, (event) => handlers.onCrash(this.crashError(event.payload.error))),
       // kafkajs resolves batches emptied by filtering itself and never passes them to
       // eachBatch; this event is the only sign of them (its batchSize counts what is left).
       this.consumer.on(START_BATCH_PROCESS, ({ payload }) => {
         if (payload.batchSize === 0) handlers.onSkipped(payload.topic, payload.partition, Number(payload.lastOffset) + 1);
       }),
     );
+  }
+
+  /** What `onCrash` gets: a retriable `ClientMismatchError` for a join refused with `INCONSISTENT_GROUP_PROTOCOL`, else kafkajs' error. */
+  private crashError(error: Error): unknown {
+    return isInconsistentGroupProtocol(error)
+      ? new ClientMismatchError(this.options.groupId, 'kafkajs', { cause: error, retriable: true })
+      : error;
   }
 
   async start(): Promise<void> {

@@ -8,6 +8,7 @@ import type {
   TransactionalProducerClient,
   TransactionalProducerOptions,
 } from '../kafka/kafka-client.js';
+import { CLIENT_FEATURES } from '../kafka/kafka-client.js';
 import type { TopicRangeReadOptions } from '../kafka/topic-range.js';
 import type { TopicPartition } from '../record/record-types.js';
 import { GroupMetadataConsumers } from './group-metadata-consumers.js';
@@ -34,11 +35,7 @@ import { LibrdkafkaTransactionalProducer } from './librdkafka-transactional-prod
  */
 export class LibrdkafkaClient implements KafkaClient {
   readonly name = 'librdkafka' as const;
-  readonly features: KafkaClientFeatures = Object.freeze({
-    groupMetadataInTransactions: true,
-    staticMembership: true,
-    rebalanceProtocol: 'cooperative',
-  });
+  readonly features: KafkaClientFeatures = CLIENT_FEATURES.librdkafka;
   private readonly clients: NativeClients;
   private readonly metadata: GroupMetadataConsumers;
 

@@ -1,10 +1,11 @@
-import { IllegalStateError, MemberFencedError } from '../errors.js';
+import { IllegalStateError } from '../errors.js';
 import type { GroupConsumer, GroupConsumerHandlers, GroupConsumerOptions } from '../kafka/group-consumer.js';
 import type { TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
 import { AwaitedCommits } from './awaited-commits.js';
 import { CommitCoalescer } from './commit-coalescer.js';
 import { groupConsumerConfig } from './librdkafka-config.js';
-import { ERR, FatalErrorWatch, isFatalError } from './librdkafka-errors.js';
+import { ERR } from './librdkafka-errors.js';
+import { GroupConsumerFailures } from './group-consumer-failures.js';
 import {
   call,
   type LibrdkafkaError,
@@ -49,7 +50,9 @@ export type MemberIdLookup = (groupId: string, clientId: string, assigned: reado
  *   beyond the last record handed over;
  * - offsets committed only by {@link commit} (auto commit off);
  * - a fatal error stops the loop and calls `onCrash` — with a `MemberFencedError` when a static
- *   member was fenced by a newer instance with the same `group.instance.id` (`FENCED_INSTANCE_ID`).
+ *   member was fenced by a newer instance with the same `group.instance.id` (`FENCED_INSTANCE_ID`);
+ *   so do joins the broker refused with `INCONSISTENT_GROUP_PROTOCOL` for a session timeout (the
+ *   group's members run the other Kafka client), with a `ClientMismatchError` ({@link GroupConsumerFailures}).
  */
 export class LibrdkafkaGroupConsumer implements GroupConsumer {
   readonly protocol = 'cooperative' as const;
@@ -65,8 +68,8 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
   /** stop() was called (perhaps while start() connected). */
   private stopped = false;
   private memberId: string | undefined;
-  /** The consumer's fatal error as librdkafka logged it (`consume` fails with a bare `ERR__FATAL`). */
-  private readonly fatal = new FatalErrorWatch();
+  /** What a fatal error or refused joins mean (`consume` fails with a bare `ERR__FATAL`; librdkafka logs its cause). */
+  private readonly failures: GroupConsumerFailures;
   /** Commits that settle on the coordinator's answer (the fetch loop's `consume` calls serve them). */
   private awaitedCommits: AwaitedCommits | undefined;
   /** Partition EOF events of the `consume` call in hand. */
@@ -84,6 +87,7 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
       (fetch, pause) => this.pauseNatively(fetch, pause),
       options.maxBufferedRecords ?? 2_000,
     );
+    this.failures = new GroupConsumerFailures(options, clients.options.logger, clients.router);
   }
 
   /** The binding's consumer, for KIP-447 `sendOffsetsToTransaction` (its live group metadata). */
@@ -117,7 +121,7 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
     });
     this.awaitedCommits = new AwaitedCommits(consumer);
     consumer.on('partition.eof', (eof) => this.eofs.push(eof));
-    consumer.on('event.log', (event) => this.fatal.logged(event));
+    consumer.on('event.log', (event) => this.failures.logged(event));
     this.removeProbe = await this.clients.connect(consumer);
     if (this.stopped) {
       // stop() came while it connected: it found no consumer to close, so this one is closed here.
@@ -216,33 +220,20 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
         messages = await call<NativeMessage[]>((cb) => consumer.consume(CONSUME_BATCH, cb));
       } catch (error) {
         if (!this.running) return;
-        if (isFatalError(error)) {
+        const crash = await this.failures.consumeFailed(error, Date.now());
+        if (crash !== undefined) {
           this.running = false;
-          this.handlers.onCrash(this.crashError(await this.fatal.explain(error)));
+          this.handlers.onCrash(crash.error);
           return;
         }
-        // An error librdkafka retries itself (e.g. a broker connection lost): reported, and the
-        // loop goes on after a short pause rather than spinning on the same error.
-        this.clients.router.errorEvent(error as LibrdkafkaError);
+        // An error librdkafka retries itself (e.g. a broker connection lost): the loop goes on
+        // after a short pause rather than spinning on the same error.
         await new Promise((resolve) => setTimeout(resolve, CONSUME_WAIT_MS));
         continue;
       }
       if (messages.length > 0) this.clients.router.heard();
       this.dispatcher.dispatch(messages, this.eofs);
     }
-  }
-
-  /**
-   * What `onCrash` gets: a `MemberFencedError` when this static member was fenced by another
-   * consumer with its `group.instance.id` (librdkafka's fatal `FENCED_INSTANCE_ID`), else the
-   * fatal error as librdkafka stated it.
-   */
-  private crashError(error: unknown): unknown {
-    const id = this.options.groupInstanceId;
-    const text = error instanceof Error ? error.message : String(error);
-    if (id !== undefined && /Static consumer fenced|FENCED_INSTANCE_ID|same group\.instance\.id/i.test(text))
-      return new MemberFencedError(id, { cause: error });
-    return error;
   }
 
   /** Applies the requested seeks, one partition at a time, while no `consume` call is in flight. */
@@ -275,6 +266,7 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
   }
 
   private async assigned(consumer: NativeConsumer, added: TopicPartition[]): Promise<void> {
+    this.failures.joined();
     consumer.incrementalAssign(added);
     for (const tp of added) this.fetches.add(tp);
     if (this.closing) return;

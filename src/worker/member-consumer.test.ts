@@ -2,7 +2,8 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { sink } from '../dsl/sink.js';
 import { topology } from '../dsl/topology-builder.js';
-import type { GroupConsumer } from '../kafka/group-consumer.js';
+import { ClientMismatchError } from '../errors.js';
+import type { GroupConsumer, GroupConsumerHandlers } from '../kafka/group-consumer.js';
 import type { KafkaClient } from '../kafka/kafka-client.js';
 import { compile } from '../topology/compile.js';
 import { MemberConsumer } from './member-consumer.js';
@@ -26,41 +27,81 @@ function stoppedConsumer(calls: string[]): GroupConsumer {
   };
 }
 
-describe('MemberConsumer', () => {
-  it('a consumer that stopped refusing pause, resume or seek does not throw into the task that asked (the worker replaces the consumer and its tasks)', async () => {
-    const compiled = compile(
+/** A member of group `app` on a fake client whose consumers `consumer()` makes; `crashes` collects what the worker hears. */
+function memberOn(consumer: () => GroupConsumer, config = loadWorkerConfig({}, {}), now: () => number = () => 0) {
+  let adapter: GroupConsumerHandlers | undefined;
+  const crashes: unknown[] = [];
+  const client = {
+    name: 'kafkajs',
+    features: { groupMetadataInTransactions: false },
+    groupConsumer: (_options: unknown, handlers: GroupConsumerHandlers) => {
+      adapter = handlers;
+      return consumer();
+    },
+  } as unknown as KafkaClient;
+  const member = new MemberConsumer({
+    client,
+    topology: compile(
       topology('app')
         .source('in')
         .process('p', (r) => r.value)
         .branch({ success: sink('out') }),
-    );
+    ),
+    config,
+    identity: memberIdentity('app', config),
+    logger: pino({ level: 'silent' }),
+    clock: { now },
+    handlers: {
+      onBatch: () => false,
+      onRevoked: async () => undefined,
+      onAssigned: () => undefined,
+      onCrash: (error) => crashes.push(error),
+      onSkipped: () => undefined,
+    },
+    onFenced: () => undefined,
+  });
+  /** The handlers the latest consumer got (the adapter's side). */
+  const handlers = (): GroupConsumerHandlers => adapter!;
+  return { member, crashes, handlers };
+}
+
+describe('MemberConsumer', () => {
+  it('a consumer that stopped refusing pause, resume or seek does not throw into the task that asked (the worker replaces the consumer and its tasks)', async () => {
     const calls: string[] = [];
-    const client = {
-      features: { groupMetadataInTransactions: false },
-      groupConsumer: () => stoppedConsumer(calls),
-    } as unknown as KafkaClient;
-    const config = loadWorkerConfig({}, {});
-    const member = new MemberConsumer({
-      client,
-      topology: compiled,
-      config,
-      identity: memberIdentity('app', config),
-      logger: pino({ level: 'silent' }),
-      clock: { now: () => 0 },
-      handlers: {
-        onBatch: () => false,
-        onRevoked: async () => undefined,
-        onAssigned: () => undefined,
-        onCrash: () => undefined,
-        onSkipped: () => undefined,
-      },
-      onFenced: () => undefined,
-    });
+    const { member } = memberOn(() => stoppedConsumer(calls));
     await member.start();
     const tp = { topic: 'in', partition: 0 };
     expect(() => member.pause(tp)).not.toThrow();
     expect(() => member.resume(tp)).not.toThrow();
     expect(() => member.seek(tp, 5)).not.toThrow();
     expect(calls).toEqual(['pause', 'resume', 'seek']);
+  });
+
+  it('turns refused joins of consumers that stop at each refusal (kafkajs) into a final ClientMismatchError once they lasted a session timeout', async () => {
+    let now = 0;
+    const { member, crashes, handlers } = memberOn(
+      () => stoppedConsumer([]),
+      loadWorkerConfig({ sessionTimeoutMs: '10000' }, {}),
+      () => now,
+    );
+    const cause = Object.assign(new Error('protocols incompatible'), { type: 'INCONSISTENT_GROUP_PROTOCOL', code: 23 });
+    const refuse = async (at: number): Promise<ClientMismatchError> => {
+      now = at;
+      // The worker builds a new consumer after each crash: the count outlives consumers.
+      await member.start();
+      handlers().onCrash(new ClientMismatchError('app', 'kafkajs', { cause, retriable: true }));
+      return crashes.at(-1) as ClientMismatchError;
+    };
+    expect((await refuse(0)).retriable).toBe(true);
+    expect((await refuse(9_999)).retriable).toBe(true);
+    const final = await refuse(10_000);
+    expect(final).toBeInstanceOf(ClientMismatchError);
+    expect(final).toMatchObject({ retriable: false, client: 'kafkajs', groupId: 'app', cause });
+    // A join in between starts the count again; other crashes pass as they are.
+    handlers().onAssigned({ assignment: [], added: [], protocol: 'eager', memberId: 'm-1' });
+    expect((await refuse(30_000)).retriable).toBe(true);
+    const other = new Error('coordinator loading');
+    handlers().onCrash(other);
+    expect(crashes.at(-1)).toBe(other);
   });
 });

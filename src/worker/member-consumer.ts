@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
-import { IllegalStateError } from '../errors.js';
+import { ClientMismatchError, IllegalStateError } from '../errors.js';
 import type { GroupConsumer, GroupConsumerHandlers } from '../kafka/group-consumer.js';
+import { JoinRefusals } from '../kafka/join-refusals.js';
 import type { KafkaClient } from '../kafka/kafka-client.js';
 import type { TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
 import type { Clock, OffsetCommitter } from '../runtime/ports.js';
@@ -30,12 +31,20 @@ export interface MemberConsumerOptions {
  * crash — and, under exactly_once on a client with KIP-447, the one transactional producer
  * bound to it ({@link MemberTransaction}). Tasks fetch and commit through it, whichever
  * consumer is current.
+ *
+ * It also keeps count, across consumers, of joins the broker refused because the group's members
+ * run the other Kafka client (a retriable `ClientMismatchError` from a client whose consumer
+ * stops at each refusal: kafkajs): once the refusals lasted a session timeout with no join
+ * between, the worker gets the final, non-retriable one, and stops (exit 2).
  */
 export class MemberConsumer implements TaskFetcher, OffsetCommitter {
   private consumer: GroupConsumer | undefined;
   private transaction: MemberTransaction | undefined;
+  private readonly refusals: JoinRefusals;
 
-  constructor(private readonly options: MemberConsumerOptions) {}
+  constructor(private readonly options: MemberConsumerOptions) {
+    this.refusals = new JoinRefusals(options.topology.applicationId, options.client.name, options.config.sessionTimeoutMs);
+  }
 
   /**
    * exactly_once with a client that has KIP-447 (librdkafka): one transactional producer for the
@@ -66,7 +75,14 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
         maxBufferedRecords: config.maxBufferedRecords,
         ...(identity.groupInstanceId !== undefined ? { groupInstanceId: identity.groupInstanceId } : {}),
       },
-      handlers,
+      {
+        ...handlers,
+        onAssigned: (event) => {
+          this.refusals.joined();
+          handlers.onAssigned(event);
+        },
+        onCrash: (error) => handlers.onCrash(this.judged(error)),
+      },
     );
     this.consumer = consumer;
     if (this.sharesTransactions) {
@@ -82,6 +98,12 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
     }
     logger.info({ groupId: topology.applicationId }, 'joining the consumer group');
     await consumer.start();
+  }
+
+  /** A crash as the worker hears it: a refused join counts toward the session timeout ({@link JoinRefusals}). */
+  private judged(error: unknown): unknown {
+    if (!(error instanceof ClientMismatchError) || !error.retriable) return error;
+    return this.refusals.refused(this.options.clock.now(), error.cause);
   }
 
   /** Closes the shared producer and leaves the group (best effort when the consumer crashed). */

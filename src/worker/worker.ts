@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import { GroupInstanceConflictError, IllegalStateError, MemberFencedError } from '../errors.js';
+import { ClientMismatchError, GroupInstanceConflictError, IllegalStateError, MemberFencedError } from '../errors.js';
 import { CappedBackoff } from '../failure/capped-backoff.js';
 import type { AssignmentEvent, RevocationEvent } from '../kafka/group-consumer.js';
 import { taskId } from '../record/task-id.js';
@@ -39,7 +39,8 @@ export class Worker {
   private settleDied: (error: unknown) => void = () => undefined;
   /**
    * Settles with the error when the worker gave up for good after its start (another worker
-   * runs with its `group.instance.id`); it has shut down by then. Never settles otherwise.
+   * runs with its `group.instance.id`, or the group's members run the other Kafka client); it
+   * has shut down by then. Never settles otherwise.
    */
   readonly died: Promise<unknown>;
   /** The consumer restart under way, if any. */
@@ -176,6 +177,11 @@ export class Worker {
    */
   private onCrash(error: unknown, fenced = false): void {
     if (this.state === 'stopping' || this.state === 'stopped') return;
+    // Live members of the other Kafka client hold the group: no rejoin can help (exit 2).
+    if (error instanceof ClientMismatchError && !error.retriable) {
+      this.fail(error);
+      return;
+    }
     // The consumer being started now gave up (kafkajs reports a failed join after its connect
     // as a crash): the restart under way starts another one.
     if (this.restart !== undefined) {

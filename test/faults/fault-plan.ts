@@ -9,7 +9,7 @@
  * named points of a task's write path: the two share the idea (a tagged union and a one-line
  * description per fault), not the triggers.
  */
-import type { KafkaClientName } from '../../src/kafka/kafka-client.js';
+import { CLIENT_FEATURES, whyLacks, type KafkaClientName } from '../../src/kafka/kafka-client.js';
 import { seededRandom } from '../../src/testing/seeded-random.js';
 
 /** One configuration of the campaign. */
@@ -111,8 +111,12 @@ export function drawPlan(seed: number, config: FaultConfig, profile: FaultProfil
   const skipped: string[] = [];
   if (config.dedup) kinds.push('redis-restart');
   else skipped.push('redis-restart (no dedup: the run uses no Redis)');
-  if (config.client === 'kafkajs') kinds.push('thread-crash');
-  else skipped.push('thread-crash (librdkafka runs one stream thread per process: --threads > 1 exits 2)');
+  const streamThreads = CLIENT_FEATURES[config.client].streamThreads;
+  if (streamThreads) kinds.push('thread-crash');
+  else
+    skipped.push(
+      `thread-crash (${config.client} runs one stream thread per process, ${whyLacks(config.client, 'streamThreads')}: --threads > 1 exits 2)`,
+    );
 
   const drawn: FaultKind[] = ['broker-restart'];
   let deck: FaultKind[] = [];
@@ -141,7 +145,7 @@ export function drawPlan(seed: number, config: FaultConfig, profile: FaultProfil
         return { gapMs, fault: { kind } };
     }
   });
-  const threads = config.client === 'kafkajs' && drawn.includes('thread-crash') ? 2 : 1;
+  const threads = streamThreads && drawn.includes('thread-crash') ? 2 : 1;
   return { seed, config, retryMode, threads, faults, skipped };
 }
 

@@ -12,7 +12,11 @@ import { waitFor } from '../../scripts/lib/wait-for.js';
 import type { WorkerLogLine, WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios, type Script } from './support/scripted-scenario.js';
+import { CLIENT_FEATURES } from '../../src/kafka/kafka-client.js';
 import { CLIENT, onClient } from './support/client-under-test.js';
+
+/** KIP-447: one transactional producer per member (librdkafka), else one per task (kafkajs). */
+const PER_MEMBER = CLIENT_FEATURES[CLIENT].groupMetadataInTransactions;
 
 const fx = useIntegrationFixture('weir-it-eos');
 const scenarios = new ScriptedScenarios(fx);
@@ -121,7 +125,7 @@ describe(onClient('weir run (exactly_once)'), () => {
   });
 
   it(
-    CLIENT === 'kafkajs'
+    !PER_MEMBER
       ? 'closes a task fenced by a second producer with its transactional id, rebuilds it, and loses nothing'
       : "closes every task when a second producer takes the member's transactional id, rejoins, and loses nothing",
     async () => {
@@ -133,14 +137,14 @@ describe(onClient('weir run (exactly_once)'), () => {
       const started = await worker.waitForLog((l) => l.msg === 'task started' && l['task'] === `${s.topics.source}-1`);
       // kafkajs: one transactional producer per task (`<application.id>-<topic>-<partition>`);
       // librdkafka (KIP-447): one per member (`<application.id>-<host>-<pid>`).
-      const transactionalId = CLIENT === 'kafkajs' ? `${s.id}-${s.topics.source}-0` : `${s.id}-${hostname()}-${String(started['pid'])}`;
+      const transactionalId = !PER_MEMBER ? `${s.id}-${s.topics.source}-0` : `${s.id}-${hostname()}-${String(started['pid'])}`;
       // A second instance of that producer: InitProducerId bumps the epoch and fences the worker's.
       const usurper = fx.kafka.producer({ transactionalId, idempotent: true, maxInFlightRequests: 1 });
       await usurper.connect();
       await (await usurper.transaction()).abort();
       await usurper.disconnect();
       const fenced = (l: WorkerLogLine) =>
-        CLIENT === 'kafkajs'
+        !PER_MEMBER
           ? l.msg.startsWith('task fenced') && l['task'] === `${s.topics.source}-0`
           : l.msg.startsWith("the member's transactional producer was fenced");
       await worker.waitForLog(fenced, 30_000);

@@ -1,0 +1,72 @@
+import type { Logger } from 'pino';
+import { MemberFencedError } from '../errors.js';
+import type { GroupConsumerOptions } from '../kafka/group-consumer.js';
+import { isInconsistentGroupProtocol, JoinRefusals } from '../kafka/join-refusals.js';
+import { FatalErrorWatch, isFatalError } from './librdkafka-errors.js';
+import type { LibrdkafkaLogRouter } from './librdkafka-log-router.js';
+import type { LibrdkafkaError, NativeLogEvent } from './librdkafka-native.js';
+
+/**
+ * What the failures of a {@link LibrdkafkaGroupConsumer}'s `consume` calls mean, in weir's terms:
+ *
+ * - a fatal error ends the consumer, as librdkafka stated it in its log ({@link FatalErrorWatch}:
+ *   the call fails with a bare `ERR__FATAL`), or as a `MemberFencedError` when a static member
+ *   was fenced by another consumer with its `group.instance.id` (librdkafka's `FENCED_INSTANCE_ID`);
+ * - a join the broker refused with `INCONSISTENT_GROUP_PROTOCOL` (the group's members run the
+ *   other Kafka client) librdkafka retries every few seconds: one `warn` at the first refusal of
+ *   a run, and the run ends the consumer with a final `ClientMismatchError` once it lasted a
+ *   session timeout with no assignment ({@link JoinRefusals});
+ * - anything else librdkafka retries itself: it goes to the log router.
+ *
+ * One per consumer.
+ */
+export class GroupConsumerFailures {
+  private readonly fatal = new FatalErrorWatch();
+  private readonly refusals: JoinRefusals;
+
+  constructor(
+    private readonly options: GroupConsumerOptions,
+    private readonly logger: Logger,
+    private readonly router: Pick<LibrdkafkaLogRouter, 'errorEvent'>,
+  ) {
+    this.refusals = new JoinRefusals(options.groupId, 'librdkafka', options.sessionTimeoutMs);
+  }
+
+  /** A log event of the consumer (a fatal error's cause is stated there). */
+  logged(event: NativeLogEvent): void {
+    this.fatal.logged(event);
+  }
+
+  /**
+   * A `consume` call failed with `error` at `now` (ms).
+   *
+   * @returns `{ error }` when the consumer must stop and report `error` to `onCrash`; undefined
+   *   when librdkafka goes on by itself
+   */
+  async consumeFailed(error: unknown, now: number): Promise<{ readonly error: unknown } | undefined> {
+    if (isFatalError(error)) return { error: this.fenced(await this.fatal.explain(error)) };
+    if (isInconsistentGroupProtocol(error)) {
+      const first = !this.refusals.open;
+      const mismatch = this.refusals.refused(now, error);
+      if (!mismatch.retriable) return { error: mismatch };
+      if (first) this.logger.warn({ err: mismatch }, 'the consumer group refuses this member');
+      return undefined;
+    }
+    this.router.errorEvent(error as LibrdkafkaError);
+    return undefined;
+  }
+
+  /** The member got an assignment: the group accepted it. */
+  joined(): void {
+    this.refusals.joined();
+  }
+
+  /** A `MemberFencedError` for a static member fenced by another consumer with its `group.instance.id`, else `error`. */
+  private fenced(error: unknown): unknown {
+    const id = this.options.groupInstanceId;
+    const text = error instanceof Error ? error.message : String(error);
+    if (id !== undefined && /Static consumer fenced|FENCED_INSTANCE_ID|same group\.instance\.id/i.test(text))
+      return new MemberFencedError(id, { cause: error });
+    return error;
+  }
+}
