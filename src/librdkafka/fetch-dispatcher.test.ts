@@ -2,26 +2,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import type { InputRecord } from '../record/record-types.js';
 import { FetchDispatcher } from './fetch-dispatcher.js';
-import type { NativeMessage } from './librdkafka-native.js';
-import { PartitionFetches, type PartitionFetch } from './partition-fetches.js';
+import { nativeMessages } from './librdkafka.test-support.js';
+import { PartitionFetches } from './partition-fetches.js';
 
 const tp = { topic: 't', partition: 0 };
-const messages = (from: number, count: number): NativeMessage[] =>
-  Array.from(
-    { length: count },
-    (_, i) =>
-      ({
-        topic: 't',
-        partition: 0,
-        offset: from + i,
-        value: Buffer.from('v'),
-        key: null,
-        timestamp: 0,
-        size: 1,
-      }) as unknown as NativeMessage,
-  );
 
-function setup(stashLimit = 10, accept = true) {
+function setup(stashLimit = 10, accept = true, nativeTakes = true) {
   const fetches = new PartitionFetches();
   fetches.add(tp);
   const handed: Array<{ offsets: number[]; next: number }> = [];
@@ -36,9 +22,9 @@ function setup(stashLimit = 10, accept = true) {
       },
       onSkipped: (_topic, _partition, next) => void skipped.push(next),
     },
-    (fetch: PartitionFetch, pause) => {
+    (_tp, pause) => {
       native.push(pause);
-      fetch.nativelyPaused = pause;
+      return nativeTakes;
     },
     stashLimit,
   );
@@ -48,13 +34,13 @@ function setup(stashLimit = 10, accept = true) {
 describe('FetchDispatcher (librdkafka)', () => {
   it('stashes what a held partition fetches and hands it over first on release, without pausing librdkafka', async () => {
     const { dispatcher, handed, native } = setup();
-    dispatcher.dispatch(messages(0, 3), []);
+    dispatcher.dispatch(nativeMessages(0, 3), []);
     dispatcher.hold(tp);
-    dispatcher.dispatch(messages(3, 4), []);
+    dispatcher.dispatch(nativeMessages(3, 4), []);
     expect(handed).toEqual([{ offsets: [0, 1, 2], next: 3 }]);
     dispatcher.release(tp);
     // Records fetched after the release but before the stash's turn come after it.
-    dispatcher.dispatch(messages(7, 2), []);
+    dispatcher.dispatch(nativeMessages(7, 2), []);
     await nextTurn();
     expect(handed.slice(1)).toEqual([{ offsets: [3, 4, 5, 6, 7, 8], next: 9 }]);
     expect(native).toEqual([]);
@@ -63,9 +49,9 @@ describe('FetchDispatcher (librdkafka)', () => {
   it('pauses librdkafka once the stash reaches its limit, and resumes it on release', async () => {
     const { dispatcher, handed, native, fetches } = setup(5);
     dispatcher.hold(tp);
-    dispatcher.dispatch(messages(0, 3), []);
+    dispatcher.dispatch(nativeMessages(0, 3), []);
     expect(native).toEqual([]);
-    dispatcher.dispatch(messages(3, 3), []);
+    dispatcher.dispatch(nativeMessages(3, 3), []);
     expect(native).toEqual([true]);
     dispatcher.release(tp);
     expect(native).toEqual([true, false]);
@@ -76,9 +62,9 @@ describe('FetchDispatcher (librdkafka)', () => {
 
   it('drops the stash on a seek (stale), and carries an end past transaction markers through a hold', async () => {
     const { dispatcher, handed, skipped, fetches } = setup();
-    dispatcher.dispatch(messages(0, 2), []);
+    dispatcher.dispatch(nativeMessages(0, 2), []);
     dispatcher.hold(tp);
-    dispatcher.dispatch(messages(2, 2), [{ topic: 't', partition: 0, offset: 6 }]);
+    dispatcher.dispatch(nativeMessages(2, 2), [{ topic: 't', partition: 0, offset: 6 }]);
     fetches.requestSeek(tp, 2);
     dispatcher.release(tp);
     await nextTurn();
@@ -91,9 +77,58 @@ describe('FetchDispatcher (librdkafka)', () => {
     expect(skipped).toEqual([4]);
   });
 
+  it('goes fetching → held → paused → fetching, and a repeated hold or release changes nothing', () => {
+    const { dispatcher, fetches, native } = setup(2);
+    const fetch = fetches.get(tp)!;
+    dispatcher.release(tp);
+    expect(fetch.state).toBe('fetching');
+    dispatcher.hold(tp);
+    dispatcher.hold(tp);
+    expect(fetch.state).toBe('held');
+    dispatcher.dispatch(nativeMessages(0, 2), []);
+    expect(fetch.state).toBe('paused');
+    dispatcher.hold(tp);
+    dispatcher.dispatch(nativeMessages(2, 1), []);
+    expect(fetch.state).toBe('paused');
+    expect(native).toEqual([true]);
+    dispatcher.release(tp);
+    dispatcher.release(tp);
+    expect(fetch.state).toBe('fetching');
+    expect(native).toEqual([true, false]);
+  });
+
+  it('stays held when librdkafka refuses its pause (disconnected), and asks again on the next batch', () => {
+    const { dispatcher, fetches, native } = setup(2, true, false);
+    dispatcher.hold(tp);
+    dispatcher.dispatch(nativeMessages(0, 2), []);
+    dispatcher.dispatch(nativeMessages(2, 1), []);
+    expect(fetches.get(tp)!.state).toBe('held');
+    expect(native).toEqual([true, true]);
+  });
+
+  it("hands nothing over while revoking, and a release still lifts librdkafka's pause", async () => {
+    const { dispatcher, fetches, handed, native } = setup(2);
+    dispatcher.hold(tp);
+    dispatcher.dispatch(nativeMessages(0, 2), []);
+    fetches.markRevoking(tp);
+    const fetch = fetches.get(tp)!;
+    expect(fetch.state).toBe('revoking-paused');
+    dispatcher.hold(tp);
+    dispatcher.dispatch(nativeMessages(2, 2), [{ topic: 't', partition: 0, offset: 9 }]);
+    dispatcher.release(tp);
+    expect(fetch.state).toBe('revoking');
+    expect(native).toEqual([true, false]);
+    dispatcher.hold(tp);
+    dispatcher.release(tp);
+    await nextTurn();
+    expect(fetch.state).toBe('revoking');
+    expect(native).toEqual([true, false]);
+    expect(handed).toEqual([]);
+  });
+
   it('asks to fetch a refused batch again from its first offset', () => {
     const { dispatcher, fetches } = setup(10, false);
-    dispatcher.dispatch(messages(5, 3), []);
+    dispatcher.dispatch(nativeMessages(5, 3), []);
     expect(fetches.get(tp)?.seekTo).toBe(5);
   });
 });

@@ -2,7 +2,8 @@ import type { GroupConsumerHandlers } from '../kafka/group-consumer.js';
 import type { InputRecord, TopicPartition } from '../record/record-types.js';
 import { toInputRecord } from './librdkafka-messages.js';
 import type { NativeMessage, NativeTopicPartitionOffset } from './librdkafka-native.js';
-import type { PartitionFetch, PartitionFetches } from './partition-fetches.js';
+import type { PartitionFetch } from './partition-fetch.js';
+import type { PartitionFetches } from './partition-fetches.js';
 
 /**
  * Hands what librdkafka's `consume` calls return to the worker's tasks, partition by partition
@@ -15,28 +16,52 @@ import type { PartitionFetch, PartitionFetches } from './partition-fetches.js';
  * only once the stash reaches `stashLimit` records (weir's `--max-buffered-records`), so memory
  * stays bounded: the task's buffer, the stash, and librdkafka's queue (`queued.min.messages`).
  * Kafka's Java consumer likewise keeps what it fetched for a paused partition.
+ *
+ * Each partition goes `fetching` → `held` (on hold) → `paused` (the stash at its limit) →
+ * `fetching` (on release), as the table of {@link PartitionFetchState} allows.
  */
 export class FetchDispatcher {
   constructor(
     private readonly fetches: PartitionFetches,
     private readonly handlers: Pick<GroupConsumerHandlers, 'onBatch' | 'onSkipped'>,
-    /** Applies or lifts librdkafka's pause of a partition. */
-    private readonly pauseNatively: (fetch: PartitionFetch, pause: boolean) => void,
+    /**
+     * Applies or lifts librdkafka's pause of a partition. Returns whether librdkafka took it:
+     * false when its consumer is disconnected (it crashed or stops, and fetches nothing more).
+     */
+    private readonly pauseNatively: (tp: TopicPartition, pause: boolean) => boolean,
     private readonly stashLimit: number,
   ) {}
 
-  /** The partition's task wants no more records for now. */
+  /** The partition's task wants no more records for now: `fetching` → `held` (else as it is). */
   hold(tp: TopicPartition): void {
     const fetch = this.fetches.get(tp);
-    if (fetch !== undefined) fetch.held = true;
+    if (fetch?.state === 'fetching') fetch.transition('held');
   }
 
-  /** The task takes records again: its stash first (on the next turn of the event loop), then what librdkafka fetches. */
+  /**
+   * The task takes records again: its stash first (on the next turn of the event loop), then
+   * what librdkafka fetches. `held` → `fetching`; `paused` → `fetching` and
+   * `revoking-paused` → `revoking` lift librdkafka's pause (the state follows the release
+   * even when librdkafka refuses: its consumer is disconnected then and fetches nothing).
+   */
   release(tp: TopicPartition): void {
     const fetch = this.fetches.get(tp);
-    if (fetch === undefined || !fetch.held) return;
-    fetch.held = false;
-    if (fetch.nativelyPaused) this.pauseNatively(fetch, false);
+    if (fetch === undefined) return;
+    switch (fetch.state) {
+      case 'held':
+        fetch.transition('fetching');
+        break;
+      case 'paused':
+        fetch.transition('fetching');
+        this.pauseNatively(fetch, false);
+        break;
+      case 'revoking-paused':
+        fetch.transition('revoking');
+        this.pauseNatively(fetch, false);
+        return;
+      default:
+        return;
+    }
     if (fetch.stashNext !== undefined) setImmediate(() => this.deliverStash(tp));
   }
 
@@ -49,20 +74,20 @@ export class FetchDispatcher {
   dispatch(messages: readonly NativeMessage[], eofs: readonly NativeTopicPartitionOffset[]): void {
     for (const [tp, batch] of groupByPartition(messages)) {
       const fetch = this.fetches.get(tp);
-      if (fetch === undefined || fetch.revoking || fetch.seekTo !== undefined) continue;
+      if (fetch === undefined || fetch.isRevoking() || fetch.seekTo !== undefined) continue;
       const records = batch.map(toInputRecord);
       const nextOffset = batch[batch.length - 1]!.offset + 1;
-      if (!fetch.held) this.handOver(fetch, records, nextOffset);
+      if (!fetch.isHeld()) this.handOver(fetch, records, nextOffset);
       else {
         this.fetches.stashRecords(fetch, records, nextOffset);
-        if (!fetch.nativelyPaused && fetch.stash.length >= this.stashLimit) this.pauseNatively(fetch, true);
+        if (fetch.state === 'held' && fetch.stash.length >= this.stashLimit && this.pauseNatively(fetch, true)) fetch.transition('paused');
       }
     }
     for (const eof of eofs) {
       const fetch = this.fetches.get(eof);
-      if (fetch === undefined || fetch.revoking || fetch.seekTo !== undefined || fetch.next === undefined) continue;
+      if (fetch === undefined || fetch.isRevoking() || fetch.seekTo !== undefined || fetch.next === undefined) continue;
       if (eof.offset <= (fetch.stashNext ?? fetch.next)) continue;
-      if (fetch.held) this.fetches.stashRecords(fetch, [], eof.offset);
+      if (fetch.isHeld()) this.fetches.stashRecords(fetch, [], eof.offset);
       else this.handOver(fetch, [], eof.offset);
     }
   }
@@ -86,7 +111,7 @@ export class FetchDispatcher {
   /** A released partition's stash, handed over unless something came first (a new hold, a seek, a revocation). */
   private deliverStash(tp: TopicPartition): void {
     const fetch = this.fetches.get(tp);
-    if (fetch === undefined || fetch.revoking || fetch.held || fetch.seekTo !== undefined || fetch.stashNext === undefined) return;
+    if (fetch?.state !== 'fetching' || fetch.seekTo !== undefined || fetch.stashNext === undefined) return;
     this.handOver(fetch, [], fetch.stashNext);
   }
 }

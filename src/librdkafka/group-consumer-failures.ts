@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
-import { MemberFencedError } from '../errors.js';
 import type { GroupConsumerOptions } from '../kafka/group-consumer.js';
 import { isInconsistentGroupProtocol, JoinRefusals } from '../kafka/join-refusals.js';
-import { FatalErrorWatch, isFatalError } from './librdkafka-errors.js';
+import { FatalErrorWatch, isFatalError, memberCrashError } from './librdkafka-errors.js';
 import type { LibrdkafkaLogRouter } from './librdkafka-log-router.js';
 import type { LibrdkafkaError, NativeLogEvent } from './librdkafka-native.js';
 
@@ -44,7 +43,7 @@ export class GroupConsumerFailures {
    *   when librdkafka goes on by itself
    */
   async consumeFailed(error: unknown, now: number): Promise<{ readonly error: unknown } | undefined> {
-    if (isFatalError(error)) return { error: this.fenced(await this.fatal.explain(error)) };
+    if (isFatalError(error)) return { error: memberCrashError(await this.fatal.explain(error), this.options.groupInstanceId) };
     if (isInconsistentGroupProtocol(error)) {
       const first = !this.refusals.open;
       const mismatch = this.refusals.refused(now, error);
@@ -59,14 +58,5 @@ export class GroupConsumerFailures {
   /** The member got an assignment: the group accepted it. */
   joined(): void {
     this.refusals.joined();
-  }
-
-  /** A `MemberFencedError` for a static member fenced by another consumer with its `group.instance.id`, else `error`. */
-  private fenced(error: unknown): unknown {
-    const id = this.options.groupInstanceId;
-    const text = error instanceof Error ? error.message : String(error);
-    if (id !== undefined && /Static consumer fenced|FENCED_INSTANCE_ID|same group\.instance\.id/i.test(text))
-      return new MemberFencedError(id, { cause: error });
-    return error;
   }
 }

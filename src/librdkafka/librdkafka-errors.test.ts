@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ERR, FatalErrorWatch, isFatalError, isFencedError } from './librdkafka-errors.js';
+import { MemberFencedError } from '../errors.js';
+import { ERR, FatalErrorWatch, isFatalError, isFencedError, memberCrashError } from './librdkafka-errors.js';
 
 const error = (code: number, message = 'x', extra: object = {}) => Object.assign(new Error(message), { code, ...extra });
 
@@ -18,6 +19,16 @@ describe('librdkafka errors', () => {
     expect(isFatalError(error(ERR.TRANSPORT, 'x', { isFatal: true }))).toBe(true);
     expect(isFatalError(error(ERR.FATAL))).toBe(true);
     expect(isFatalError(error(ERR.TRANSPORT))).toBe(false);
+  });
+
+  it('makes a static member fenced by another instance a MemberFencedError, and leaves other crashes alone', () => {
+    const fenced = error(ERR.FATAL, 'Fatal error: Broker: Static consumer fenced by other consumer with same group.instance.id');
+    const crash = memberCrashError(fenced, 'app-host-1');
+    expect(crash).toBeInstanceOf(MemberFencedError);
+    expect(crash).toMatchObject({ cause: fenced });
+    expect(memberCrashError(fenced, undefined)).toBe(fenced);
+    const other = error(ERR.FATAL, 'Fatal error: Local: something else');
+    expect(memberCrashError(other, 'app-host-1')).toBe(other);
   });
 });
 

@@ -1,3 +1,5 @@
+import { MemberFencedError } from '../errors.js';
+
 /**
  * librdkafka error codes weir acts on (`rd_kafka_resp_err_t`: negative codes are the client's
  * own, positive ones the broker's), as the binding's `LibrdKafkaError.code` carries them.
@@ -52,6 +54,19 @@ export function isFatalError(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const e = error as { isFatal?: unknown; code?: unknown };
   return e.isFatal === true || e.code === ERR.FATAL || e.code === ERR.FENCED;
+}
+
+/**
+ * What a group consumer's `onCrash` gets for its fatal error (as {@link FatalErrorWatch.explain}
+ * stated it): a `MemberFencedError` when the static member `groupInstanceId` was fenced by
+ * another consumer with its `group.instance.id` (librdkafka's fatal `FENCED_INSTANCE_ID`), else
+ * the error itself.
+ */
+export function memberCrashError(error: unknown, groupInstanceId: string | undefined): unknown {
+  const text = error instanceof Error ? error.message : String(error);
+  if (groupInstanceId !== undefined && /Static consumer fenced|FENCED_INSTANCE_ID|same group\.instance\.id/i.test(text))
+    return new MemberFencedError(groupInstanceId, { cause: error });
+  return error;
 }
 
 /** Error codes that stand for a fatal error whose cause librdkafka reported elsewhere (its `FATAL` log line). */

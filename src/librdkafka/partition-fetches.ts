@@ -1,26 +1,5 @@
 import type { InputRecord, TopicPartition } from '../record/record-types.js';
-
-/** Where the fetching of one assigned partition stands (see {@link PartitionFetches}). */
-export interface PartitionFetch extends TopicPartition {
-  /** The offset after the last record handed over (or of the last seek); undefined before either. */
-  next: number | undefined;
-  /** A seek requested and not yet applied: records fetched meanwhile are stale. */
-  seekTo: number | undefined;
-  /** The partition is being revoked: its records are no longer handed over. */
-  revoking: boolean;
-  /** Its task asked for no more records (a full buffer, a long wait): they are stashed, not handed over. */
-  held: boolean;
-  /** librdkafka's own pause is applied (the stash grew to its limit): it fetches nothing for the partition. */
-  nativelyPaused: boolean;
-  /**
-   * Records fetched while held, in offset order, and the offset after them (past trailing
-   * transaction markers, when an EOF event came meanwhile): handed over on release, so that a
-   * short hold costs no fetch round trip. librdkafka's pause drops what it prefetched, but its
-   * position stays after these records.
-   */
-  stash: InputRecord[];
-  stashNext: number | undefined;
-}
+import { PartitionFetch } from './partition-fetch.js';
 
 /** The fetch state of a consumer's assigned partitions, by topic partition. */
 export class PartitionFetches {
@@ -32,26 +11,22 @@ export class PartitionFetches {
 
   /** A newly assigned partition (a partition assigned again starts afresh). */
   add(tp: TopicPartition): void {
-    this.byKey.set(keyOf(tp), {
-      topic: tp.topic,
-      partition: tp.partition,
-      next: undefined,
-      seekTo: undefined,
-      revoking: false,
-      held: false,
-      nativelyPaused: false,
-      stash: [],
-      stashNext: undefined,
-    });
+    this.byKey.set(keyOf(tp), new PartitionFetch(tp.topic, tp.partition));
   }
 
   remove(tp: TopicPartition): void {
     this.byKey.delete(keyOf(tp));
   }
 
+  /**
+   * The partition is being revoked: its records are no longer handed over (`revoking`, or
+   * `revoking-paused` while librdkafka's pause is applied). Unassigned partitions, and ones
+   * already being revoked, are left as they are.
+   */
   markRevoking(tp: TopicPartition): void {
     const fetch = this.get(tp);
-    if (fetch !== undefined) fetch.revoking = true;
+    if (fetch === undefined || fetch.isRevoking()) return;
+    fetch.transition(fetch.state === 'paused' ? 'revoking-paused' : 'revoking');
   }
 
   /**
@@ -60,7 +35,7 @@ export class PartitionFetches {
    */
   requestSeek(tp: TopicPartition, offset: number): void {
     const fetch = this.get(tp);
-    if (fetch === undefined || fetch.revoking) return;
+    if (fetch === undefined || fetch.isRevoking()) return;
     fetch.seekTo = offset;
     fetch.stash = [];
     fetch.stashNext = undefined;
