@@ -16,7 +16,8 @@ const KAFKAJS_ONLY = [
   'test/integration/dedup-redis-store.test.ts',
   // Stream threads share a process, and @confluentinc/kafka-javascript's native module loads in
   // one thread of a process only (its issue #258): `--threads n` with librdkafka exits 2.
-  'test/integration/stream-threads.test.ts',
+  'test/integration/stream-threads-group.test.ts',
+  'test/integration/stream-threads-crash.test.ts',
 ];
 
 /**

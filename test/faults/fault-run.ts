@@ -21,30 +21,15 @@ import type { Script } from '../integration/fixtures/scripted-topology.js';
 import { CommitProgress } from '../integration/support/commit-progress.js';
 import type { IntegrationFixture } from '../integration/support/integration-fixture.js';
 import { createTopicsOnRestartedBroker } from '../integration/support/own-broker.js';
-import { SCRIPTED_TOPOLOGY } from '../integration/support/scripted-scenario.js';
 import { ScriptedInput, scriptMessages } from '../integration/support/scripted-input.js';
-import {
-  COMMIT_INTERVAL_MS,
-  describeCampaignFault,
-  MAX_ATTEMPTS,
-  PARTITIONS,
-  SESSION_TIMEOUT_MS,
-  type CampaignFault,
-  type RunPlan,
-  type WorkerName,
-} from './fault-plan.js';
+import { describeCampaignFault, MAX_ATTEMPTS, PARTITIONS, type CampaignFault, type RunPlan } from './fault-plan.js';
 import { checkRun, type RunResult } from './fault-report.js';
+import { RunWorkers } from './run-workers.js';
 
 /** Input produced up front, and topped up by a chunk whenever the lag falls below the low-water mark. */
 const INITIAL_INPUT = 1_500;
 const TOP_UP = 1_000;
 const LOW_WATER = 1_000;
-/**
- * The dedup claims' TTL, ms: above the longest write a broker restart can hold up (the
- * documented bound), and far below a run, so windows that take longer than it to process — a
- * loaded machine, a zombie's partitions — exercise the check of the claims before each write.
- */
-const CLAIM_TTL_MS = 120_000;
 /** Every this many records a `crash` record, in runs whose schedule has a thread crash. */
 const CRASH_EVERY = 50;
 
@@ -71,18 +56,6 @@ export interface InjectedFault {
 
 const logTime = (l: WorkerLogLine): number => (typeof l['time'] === 'string' ? Date.parse(l['time']) : Number(l['time']));
 
-/** A worker's last warnings and errors and its last non-JSON output, for a violation message. */
-function lastWords(worker: WorkerProcess): string {
-  const warnings = worker.logs
-    .filter((l) => l.level >= 40)
-    .slice(-4)
-    .map((l) => `${l.msg}${l['err'] ? ` (${String((l['err'] as { message?: unknown }).message)})` : ''}`);
-  // An uncaught error prints its stack over many lines: keep the error's own line and what follows.
-  const output = worker.otherOutput;
-  const thrown = output.findLastIndex((line) => /^\S*(Error|error)\b|^Uncaught|^node:|throw /.test(line));
-  return `last warnings: ${JSON.stringify(warnings)}; other output: ${JSON.stringify(output.slice(thrown >= 0 ? Math.max(0, thrown - 2) : -3).slice(0, 8))}`;
-}
-
 /** Runs `plan`; never throws for what the run finds (it is in the result's violations). */
 export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResult> {
   const { fx } = ctx;
@@ -100,66 +73,21 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
   const input = new ScriptedInput(seededRandom(plan.seed + 7_919), plan.threads > 1 ? { crashEvery: CRASH_EVERY } : {});
   await produce(fx.kafka, topics.source, scriptMessages(input.next(INITIAL_INPUT)));
 
-  const every: WorkerProcess[] = [];
-  const workers = new Map<WorkerName, WorkerProcess>();
-  const stopping = new Set<WorkerProcess>();
-  let finished = false;
-  const start = (name: WorkerName): WorkerProcess => {
-    const worker = fx.startWorker(SCRIPTED_TOPOLOGY, {
-      args: [
-        ...['--application-id', id, '--client', client, '--guarantee', guarantee, '--brokers', fx.brokers],
-        ...['--commit-interval-ms', String(COMMIT_INTERVAL_MS[guarantee]), '--session-timeout-ms', String(SESSION_TIMEOUT_MS)],
-        ...['--heartbeat-interval-ms', '1000', '--transaction-timeout-ms', '10000', '--shutdown-timeout-ms', '20000'],
-        ...['--threads', String(plan.threads)],
-        ...(redisUrl ? ['--redis-url', redisUrl] : []),
-      ],
-      env: {
-        WEIR_TEST_SOURCE: topics.source,
-        WEIR_TEST_SINK: topics.sink,
-        WEIR_TEST_DLQ: topics.dlq,
-        WEIR_TEST_DEDUP: dedup ? 'redis' : 'off',
-        // docs/guarantees.md: keep claimTtlMs above the time one write can take (a broker outage).
-        WEIR_TEST_CLAIM_TTL_MS: String(CLAIM_TTL_MS),
-        WEIR_TEST_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
-        WEIR_TEST_BACKOFF_MS: '5',
-        WEIR_TEST_RETRY_MODE: plan.retryMode,
-        WEIR_TEST_RECORD_DELAY_MS: '10',
-        WEIR_TEST_CRASH_MARKER: marker,
-        ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
-      },
-    });
-    every.push(worker);
-    workers.set(name, worker);
-    void worker.exited.then((code) => {
-      if (stopping.has(worker) || finished) return;
-      violations.push(`worker ${name} (pid ${worker.child.pid}) exited on its own (${code}) at ${progress.since()}; ${lastWords(worker)}`);
-      // Restarted as a supervisor would, once the broker is back (a start without a broker exits 1).
-      if (name !== 'c')
-        void waitFor(
-          () => !ctx.brokerDown(),
-          600_000,
-          () => 'the broker is down',
-        ).then(() => finished || workers.get(name) !== worker || start(name));
-    });
-    return worker;
-  };
-  /** Stops a worker the campaign means to stop; a SIGTERM that does not end in exit 0 is a violation. */
-  const stop = async (name: WorkerName, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> => {
-    const worker = workers.get(name)!;
-    const alive = worker.child.exitCode === null && worker.child.signalCode === null;
-    stopping.add(worker);
-    workers.delete(name);
-    const code = await worker.stop(signal);
-    // One that exited on its own before is a violation already (and is being restarted).
-    if (alive && signal === 'SIGTERM' && code !== 0)
-      violations.push(
-        `SIGTERM of worker ${name} (pid ${worker.child.pid}) at ${progress.since()} ended in ${code}, not 0; ${lastWords(worker)}`,
-      );
-  };
   // Generous: on a loaded 2-core machine eight runs' workers may take minutes to join.
   const taskStarted = (w: WorkerProcess) => w.waitForLog((l) => l.msg === 'task started', 300_000);
 
   const progress = new CommitProgress(fx.admin, id, topics.source, began);
+  const workers = new RunWorkers({
+    fx,
+    plan,
+    applicationId: id,
+    topics,
+    redisUrl,
+    crashMarker: marker,
+    violations,
+    since: () => progress.since(),
+    brokerDown: () => ctx.brokerDown(),
+  });
   let feeding = true;
   const feeder = (async () => {
     while (feeding) {
@@ -179,12 +107,12 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
     switch (fault.kind) {
       case 'sigkill':
       case 'sigterm':
-        await taskStarted(workers.get(fault.worker)!); // live: a worker just restarted may still be loading
-        await stop(fault.worker, fault.kind === 'sigkill' ? 'SIGKILL' : 'SIGTERM');
-        start(fault.worker);
+        await taskStarted(workers.get(fault.worker)); // live: a worker just restarted may still be loading
+        await workers.stop(fault.worker, fault.kind === 'sigkill' ? 'SIGKILL' : 'SIGTERM');
+        workers.start(fault.worker);
         return undefined;
       case 'zombie': {
-        const worker = workers.get(fault.worker)!;
+        const worker = workers.get(fault.worker);
         await taskStarted(worker);
         worker.child.kill('SIGSTOP');
         await sleep(fault.stopMs);
@@ -204,19 +132,19 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
         const armedAt = Date.now();
         await rm(marker);
         const crashed = (l: WorkerLogLine) => l.msg === 'stream thread ended; replacing it' && logTime(l) >= armedAt;
-        await Promise.any([...workers.values()].map((w) => w.waitForLog(crashed, 120_000)));
+        await Promise.any(workers.running().map((w) => w.waitForLog(crashed, 120_000)));
         return undefined;
       }
       case 'rebalance':
-        await taskStarted(start('c'));
+        await taskStarted(workers.start('c'));
         await sleep(fault.stayMs);
-        await stop('c', 'SIGTERM');
+        await workers.stop('c', 'SIGTERM');
         return undefined;
     }
   };
 
   try {
-    await Promise.all([taskStarted(start('a')), taskStarted(start('b'))]);
+    await Promise.all([taskStarted(workers.start('a')), taskStarted(workers.start('b'))]);
     await progress.note('workers a and b running');
     let previous = 0;
     for (const [i, step] of plan.faults.entries()) {
@@ -259,14 +187,14 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
     sourceRecords.push(...(await afterBrokerRestart(ctx, () => readTopicNow(fx.kafka, fx.admin, topics.source, { timeoutMs: 120_000 }))));
     scripts.push(...sourceRecords.map((r) => JSON.parse(r.value!.toString()) as Script));
     await waitForOutcomes(fx, [topics.sink, topics.dlq], scripts, dedup);
-    finished = true;
-    await Promise.all([...workers.keys()].map((name) => stop(name, 'SIGTERM')));
+    workers.finish();
+    await Promise.all(workers.names().map((name) => workers.stop(name, 'SIGTERM')));
     await progress.note('workers stopped');
     records = await afterBrokerRestart(ctx, () => readToEnd(fx.kafka, [topics.sink, topics.dlq, ...topics.tiers], { timeoutMs: 120_000 }));
   } catch (error) {
     violations.push(`final read failed: ${(error as Error).name}: ${(error as Error).message.split('\n').slice(0, 3).join(' ')}`);
   } finally {
-    finished = true;
+    workers.finish();
     if (redisUrl) {
       await stopRedis(redisUrl, { hard: true });
       await rm(redisDataDir(redisUrl), { recursive: true, force: true });
@@ -274,7 +202,7 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
     }
   }
   return checkRun(
-    { plan, id, tiers: tiers.length, injected, violations, scripts, sourceRecords, records, progress, workers: every },
+    { plan, id, tiers: tiers.length, injected, violations, scripts, sourceRecords, records, progress, workers: workers.every },
     ctx.profile,
   );
 }

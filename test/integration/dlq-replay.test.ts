@@ -7,11 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { endOffsets, produce, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { produce, readTopics, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import { readTopicNow } from '../../scripts/lib/read-topic-now.js';
 import { runWeir, type WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { onClient } from './support/client-under-test.js';
+import { topicSize } from './support/topic-size.js';
 
 const TOPOLOGY = 'topologies/payments.ts';
 
@@ -30,12 +31,6 @@ const payment = (r: ReadRecord): PaymentJson => JSON.parse(r.value!.toString()) 
 /** Committed records of `topic` now (its end offsets also count the replay's transaction markers). */
 async function committed(topic: string): Promise<number> {
   return (await readTopicNow(fx.kafka, fx.admin, topic, { timeoutMs: 30_000 })).length;
-}
-
-async function total(topic: string): Promise<number> {
-  let n = 0;
-  for (const partitions of (await endOffsets(fx.admin, [topic])).values()) for (const end of partitions.values()) n += end;
-  return n;
 }
 
 describe(onClient('inspect → fix → replay (topologies/payments.ts)'), () => {
@@ -136,7 +131,7 @@ describe(onClient('inspect → fix → replay (topologies/payments.ts)'), () => 
     expect(refused.code).toBe(0);
     expect(refused.stdout).toMatch(/replayed\s+0/);
     expect(refused.stdout).toMatch(/refused\s+1 \(max-replays: 1\)/);
-    expect(await total(topics.dlq)).toBe(9);
+    expect(await topicSize(fx.admin, topics.dlq)).toBe(9);
 
     const summary = await runWeir(['dlq', 'inspect', topics.dlq]);
     expect(summary.stdout).toMatch(/NonRetriableError\s+3/);

@@ -1,152 +1,21 @@
 /**
- * `weir dlq inspect` and `weir dlq replay` against the real broker, on dead-letter topics
- * written by the test: missing and empty topics, filters and counts, dry runs, the replay
- * limit, a replay interrupted with Ctrl-C and one fenced by a newer run, which finishes without replaying
- * anything twice.
+ * `weir dlq replay` against the real broker, on dead-letter topics written by the test: bad
+ * arguments, missing and empty topics, dry runs, the replay limit, a replay interrupted with
+ * Ctrl-C and one fenced by a newer run, which finishes without replaying anything twice.
+ * `weir dlq inspect`: dlq-tools-inspect.test.ts.
  */
-import { randomUUID } from 'node:crypto';
-import type { Message } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { endOffsets, produce } from '../../scripts/lib/topic-io.js';
+import { produce } from '../../scripts/lib/topic-io.js';
 import { readTopicNow } from '../../scripts/lib/read-topic-now.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import { runWeir, startWeir } from '../../scripts/lib/worker-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { onClient } from './support/client-under-test.js';
+import { topicSize } from './support/topic-size.js';
+import { deadLetter } from './support/dead-letter.js';
+import { unique } from './support/unique.js';
 
-const fx = useIntegrationFixture('weir-it-dlq-tools');
-const HOUR = 3_600_000;
-
-const unique = (name: string): string => `${name}-${randomUUID().slice(0, 8)}`;
-
-/** A dead-letter record as weir writes it. */
-function deadLetter(
-  n: number,
-  o: { original: string; errorClass: string; processor: string; failedAtMs: number; replayCount?: number; replayMax?: number },
-): Message {
-  return {
-    key: `k${n}`,
-    value: JSON.stringify({ n }),
-    headers: {
-      trace: `t${n}`,
-      'weir.original.topic': o.original,
-      'weir.original.partition': '0',
-      'weir.original.offset': String(n),
-      'weir.original.timestamp': String(o.failedAtMs - 1000),
-      'weir.application.id': 'app',
-      'weir.processor': o.processor,
-      'weir.attempts': '3',
-      'weir.error.class': o.errorClass,
-      'weir.error.message': `record ${n} failed`,
-      'weir.error.stack': `${o.errorClass}: record ${n} failed\n    at p`,
-      'weir.first.failure.ms': String(o.failedAtMs - 500),
-      'weir.last.failure.ms': String(o.failedAtMs),
-      ...(o.replayCount !== undefined ? { 'weir.replay.count': String(o.replayCount) } : {}),
-      ...(o.replayMax !== undefined ? { 'weir.replay.max': String(o.replayMax) } : {}),
-    },
-  };
-}
-
-async function total(topic: string): Promise<number> {
-  let n = 0;
-  for (const partitions of (await endOffsets(fx.admin, [topic])).values()) for (const end of partitions.values()) n += end;
-  return n;
-}
-
-describe(onClient('weir dlq inspect'), () => {
-  it('reports a missing topic (exit 2) and an empty one (exit 0) without waiting', async () => {
-    const missing = await runWeir(['dlq', 'inspect', unique('no-such.dlq')]);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/topic 'no-such\.dlq-[0-9a-f]+' does not exist/);
-
-    const empty = unique('empty.dlq');
-    await fx.createTopics([{ topic: empty, partitions: 3 }]);
-    const began = Date.now();
-    const table = await runWeir(['dlq', 'inspect', empty]);
-    expect(table).toMatchObject({ code: 0, stdout: `${empty}: empty (no dead-letter records)\n` });
-    const json = await runWeir(['dlq', 'inspect', empty, '--format', 'json']);
-    expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ topic: empty, scanned: 0, matched: 0, records: [], counts: { total: 0 } });
-    expect(Date.now() - began).toBeLessThan(20_000);
-  });
-
-  it('prints decoded weir headers and counts by error class and processor, with filters and a limit', async () => {
-    const dlq = unique('inspect.dlq');
-    await fx.createTopics([{ topic: dlq, partitions: 3 }]);
-    const now = Date.now();
-    const spec = [
-      { errorClass: 'GatewayTimeout', processor: 'charge', failedAtMs: now - 3 * HOUR },
-      { errorClass: 'GatewayTimeout', processor: 'charge', failedAtMs: now - 2 * HOUR },
-      { errorClass: 'TypeError', processor: 'charge', failedAtMs: now - 30 * 60_000 },
-      { errorClass: 'GatewayTimeout', processor: 'refund', failedAtMs: now - 10 * 60_000 },
-      { errorClass: 'UnsupportedCurrency', processor: 'refund', failedAtMs: now - 60_000 },
-    ];
-    await produce(
-      fx.kafka,
-      dlq,
-      spec.map((o, n) => deadLetter(n, { original: 'payments', ...o })),
-    );
-
-    const all = await runWeir(['dlq', 'inspect', dlq, '--format', 'json']);
-    expect(all.code).toBe(0);
-    const report = JSON.parse(all.stdout);
-    expect(report).toMatchObject({
-      scanned: 5,
-      matched: 5,
-      counts: {
-        total: 5,
-        byErrorClass: { GatewayTimeout: 3, TypeError: 1, UnsupportedCurrency: 1 },
-        byProcessor: { charge: 3, refund: 2 },
-      },
-    });
-    expect(report.records.map((r: { value: string }) => JSON.parse(r.value).n)).toEqual([0, 1, 2, 3, 4]);
-    expect(report.records[0]).toMatchObject({
-      key: 'k0',
-      errorClass: 'GatewayTimeout',
-      processor: 'charge',
-      attempts: 3,
-      replayCount: 0,
-      origin: { topic: 'payments', partition: 0, offset: 0 },
-      userHeaders: { trace: 't0' },
-      weirHeaders: { 'weir.error.message': 'record 0 failed', 'weir.original.topic': 'payments', 'weir.attempts': '3' },
-    });
-
-    const filtered = JSON.parse(
-      (await runWeir(['dlq', 'inspect', dlq, '--format', 'json', '--since', '1h', '--error-class', 'GatewayTimeout,TypeError'])).stdout,
-    );
-    expect(filtered).toMatchObject({
-      scanned: 5,
-      matched: 2,
-      counts: { byErrorClass: { GatewayTimeout: 1, TypeError: 1 }, byProcessor: { charge: 1, refund: 1 } },
-    });
-    const byProcessor = JSON.parse(
-      (
-        await runWeir([
-          'dlq',
-          'inspect',
-          dlq,
-          '--format',
-          'json',
-          '--processor',
-          'refund',
-          '--until',
-          new Date(now - 5 * 60_000).toISOString(),
-        ])
-      ).stdout,
-    );
-    expect(byProcessor.records.map((r: { value: string }) => JSON.parse(r.value).n)).toEqual([3]);
-    const limited = JSON.parse((await runWeir(['dlq', 'inspect', dlq, '--format', 'json', '--limit', '2'])).stdout);
-    expect(limited.matched).toBe(5);
-    expect(limited.records.map((r: { value: string }) => JSON.parse(r.value).n)).toEqual([3, 4]);
-
-    const table = await runWeir(['dlq', 'inspect', dlq, '--error-class', 'UnsupportedCurrency']);
-    expect(table.code).toBe(0);
-    expect(table.stdout).toContain(`${dlq}: 5 record(s), 1 match the filters`);
-    expect(table.stdout).toMatch(/UnsupportedCurrency\s+3\s+0\s+payments-0@4\s+k4\s+record 4 failed/);
-    expect(table.stdout).toMatch(/ERROR CLASS\s+RECORDS\nUnsupportedCurrency\s+1/);
-    expect(table.stdout).toMatch(/PROCESSOR\s+RECORDS\nrefund\s+1/);
-  });
-});
+const fx = useIntegrationFixture('weir-it-dlq-tools-replay');
 
 describe(onClient('weir dlq replay'), () => {
   it('rejects bad arguments with exit 2 and reports missing or empty topics', async () => {
@@ -214,7 +83,7 @@ describe(onClient('weir dlq replay'), () => {
     expect(dry.stdout).toMatch(/would replay\s+16 \(replay\.target-[0-9a-f]+: 16\)/);
     expect(dry.stdout).toMatch(/refused\s+2 \(max-replays: 2\)/);
     expect(dry.stdout).toMatch(/skipped\s+2 /);
-    expect(await total(target)).toBe(0);
+    expect(await topicSize(fx.admin, target)).toBe(0);
     const [dryOffsets] = await fx.admin.fetchOffsets({ groupId: group, topics: [dlq] });
     expect(dryOffsets!.partitions.every((p) => p.offset === '-1')).toBe(true);
 

@@ -1,0 +1,142 @@
+/**
+ * The workers of one run of the fault campaign, by name: started with the run's options, restarted
+ * as a supervisor would when one exits on its own (a violation), and stopped with their exit
+ * checked (a SIGTERM that does not end in exit 0 is a violation).
+ */
+import { waitFor } from '../../scripts/lib/wait-for.js';
+import type { StartWorkerOptions, WorkerProcess } from '../../scripts/lib/worker-process.js';
+import type { IntegrationFixture } from '../integration/support/integration-fixture.js';
+import { SCRIPTED_TOPOLOGY } from '../integration/support/scripted-scenario.js';
+import { COMMIT_INTERVAL_MS, MAX_ATTEMPTS, SESSION_TIMEOUT_MS, type RunPlan, type WorkerName } from './fault-plan.js';
+
+/**
+ * The dedup claims' TTL, ms: above the longest write a broker restart can hold up (the
+ * documented bound), and far below a run, so windows that take longer than it to process — a
+ * loaded machine, a zombie's partitions — exercise the check of the claims before each write.
+ */
+const CLAIM_TTL_MS = 120_000;
+
+/** What {@link RunWorkers} needs of its run. */
+export interface RunWorkersOptions {
+  readonly fx: IntegrationFixture;
+  readonly plan: RunPlan;
+  readonly applicationId: string;
+  readonly topics: { readonly source: string; readonly sink: string; readonly dlq: string };
+  /** The run's own Redis (runs with dedup). */
+  readonly redisUrl: string | undefined;
+  /** The file whose absence makes the next `crash` record crash its thread. */
+  readonly crashMarker: string;
+  /** Where a violation goes (the run's list). */
+  readonly violations: string[];
+  /** The time since the run began, for a violation message. */
+  since(): string;
+  /** True while the broker is down (a worker that exited on its own is restarted once it is back). */
+  brokerDown(): boolean;
+}
+
+/** A worker's last warnings and errors and its last non-JSON output, for a violation message. */
+function lastWords(worker: WorkerProcess): string {
+  const warnings = worker.logs
+    .filter((l) => l.level >= 40)
+    .slice(-4)
+    .map((l) => `${l.msg}${l['err'] ? ` (${String((l['err'] as { message?: unknown }).message)})` : ''}`);
+  // An uncaught error prints its stack over many lines: keep the error's own line and what follows.
+  const output = worker.otherOutput;
+  const thrown = output.findLastIndex((line) => /^\S*(Error|error)\b|^Uncaught|^node:|throw /.test(line));
+  return `last warnings: ${JSON.stringify(warnings)}; other output: ${JSON.stringify(output.slice(thrown >= 0 ? Math.max(0, thrown - 2) : -3).slice(0, 8))}`;
+}
+
+/** The run's workers; see the file's comment. */
+export class RunWorkers {
+  /** Every worker the run started, in order (for the report). */
+  readonly every: WorkerProcess[] = [];
+  private readonly byName = new Map<WorkerName, WorkerProcess>();
+  private readonly stopping = new Set<WorkerProcess>();
+  private finished = false;
+  /** The `weir run` flags and environment of every worker of the run. */
+  private readonly startOptions: StartWorkerOptions;
+
+  constructor(private readonly options: RunWorkersOptions) {
+    const { fx, plan, applicationId: id, topics, redisUrl, crashMarker: marker } = options;
+    const { client, guarantee, dedup } = plan.config;
+    this.startOptions = {
+      args: [
+        ...['--application-id', id, '--client', client, '--guarantee', guarantee, '--brokers', fx.brokers],
+        ...['--commit-interval-ms', String(COMMIT_INTERVAL_MS[guarantee]), '--session-timeout-ms', String(SESSION_TIMEOUT_MS)],
+        ...['--heartbeat-interval-ms', '1000', '--transaction-timeout-ms', '10000', '--shutdown-timeout-ms', '20000'],
+        ...['--threads', String(plan.threads)],
+        ...(redisUrl ? ['--redis-url', redisUrl] : []),
+      ],
+      env: {
+        WEIR_TEST_SOURCE: topics.source,
+        WEIR_TEST_SINK: topics.sink,
+        WEIR_TEST_DLQ: topics.dlq,
+        WEIR_TEST_DEDUP: dedup ? 'redis' : 'off',
+        // docs/guarantees.md: keep claimTtlMs above the time one write can take (a broker outage).
+        WEIR_TEST_CLAIM_TTL_MS: String(CLAIM_TTL_MS),
+        WEIR_TEST_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
+        WEIR_TEST_BACKOFF_MS: '5',
+        WEIR_TEST_RETRY_MODE: plan.retryMode,
+        WEIR_TEST_RECORD_DELAY_MS: '10',
+        WEIR_TEST_CRASH_MARKER: marker,
+        ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+      },
+    };
+  }
+
+  /** The running worker `name`. */
+  get(name: WorkerName): WorkerProcess {
+    return this.byName.get(name)!;
+  }
+
+  /** The names of the running workers. */
+  names(): WorkerName[] {
+    return [...this.byName.keys()];
+  }
+
+  /** The running workers. */
+  running(): WorkerProcess[] {
+    return [...this.byName.values()];
+  }
+
+  /** The run is done with its workers: one that exits from now on is neither a violation nor restarted. */
+  finish(): void {
+    this.finished = true;
+  }
+
+  /** Starts worker `name` (in place of the one of that name, if any). */
+  start(name: WorkerName): WorkerProcess {
+    const { fx, violations } = this.options;
+    const worker = fx.startWorker(SCRIPTED_TOPOLOGY, this.startOptions);
+    this.every.push(worker);
+    this.byName.set(name, worker);
+    void worker.exited.then((code) => {
+      if (this.stopping.has(worker) || this.finished) return;
+      violations.push(
+        `worker ${name} (pid ${worker.child.pid}) exited on its own (${code}) at ${this.options.since()}; ${lastWords(worker)}`,
+      );
+      // Restarted as a supervisor would, once the broker is back (a start without a broker exits 1).
+      if (name !== 'c')
+        void waitFor(
+          () => !this.options.brokerDown(),
+          600_000,
+          () => 'the broker is down',
+        ).then(() => this.finished || this.byName.get(name) !== worker || this.start(name));
+    });
+    return worker;
+  }
+
+  /** Stops a worker the campaign means to stop; a SIGTERM that does not end in exit 0 is a violation. */
+  async stop(name: WorkerName, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
+    const worker = this.get(name);
+    const alive = worker.child.exitCode === null && worker.child.signalCode === null;
+    this.stopping.add(worker);
+    this.byName.delete(name);
+    const code = await worker.stop(signal);
+    // One that exited on its own before is a violation already (and is being restarted).
+    if (alive && signal === 'SIGTERM' && code !== 0)
+      this.options.violations.push(
+        `SIGTERM of worker ${name} (pid ${worker.child.pid}) at ${this.options.since()} ended in ${code}, not 0; ${lastWords(worker)}`,
+      );
+  }
+}
