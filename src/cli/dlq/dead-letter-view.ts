@@ -34,6 +34,8 @@ export interface DeadLetterView {
   readonly failedAtMs: number;
   /** Where the record first came in (`weir.original.*`); the DLQ coordinates when absent. */
   readonly origin: RecordOrigin;
+  /** Whether `origin` comes from the record's `weir.original.*` headers (false: they are missing, and it is the DLQ record itself). */
+  readonly originKnown: boolean;
   /** Every `weir.*` header, decoded. */
   readonly weirHeaders: Readonly<Record<string, string>>;
   /** The other headers, decoded. */
@@ -74,6 +76,10 @@ export function deadLetterView(record: InputRecord): DeadLetterView {
     replayMax: headerNumber(h, WEIR_HEADERS.replayMax),
     failedAtMs: headerNumber(h, WEIR_HEADERS.lastFailureMs) ?? record.timestamp,
     origin: recordOrigin(record),
+    originKnown:
+      headerString(h, WEIR_HEADERS.originalTopic) !== undefined &&
+      headerNumber(h, WEIR_HEADERS.originalPartition) !== undefined &&
+      headerNumber(h, WEIR_HEADERS.originalOffset) !== undefined,
     weirHeaders: weirHeadersOf(h),
     userHeaders: userHeaderStrings(h),
   };

@@ -18,6 +18,15 @@ describe('dlq tables', () => {
     expect(cell('a\nb   c')).toBe('a b c');
     expect(cell('abcdef', 4)).toBe('abc…');
     expect(cell(undefined)).toBe('-');
+    // A header's ESC sequence is shown, not sent to the terminal.
+    expect(cell('\u001b[31mred\u009b')).toBe('\\x1b[31mred\\x9b');
+  });
+
+  it('shows no ORIGINAL for a dead letter without weir.original.* headers (not its own coordinates)', () => {
+    const bare = deadLetterView({ topic: 'd', partition: 1, offset: 7, timestamp: 0, key: null, value: null, headers: {} });
+    expect(bare.originKnown).toBe(false);
+    const row = recordsTable([bare]).split('\n')[1] ?? '';
+    expect(row).not.toContain('d-1@7');
   });
 
   it('shows each record with its decoded weir headers, and the counts', () => {

@@ -6,10 +6,17 @@ import type { DeadLetterView } from './dead-letter-view.js';
  * with an ellipsis.
  */
 
-/** Cuts `text` to `max` characters (an ellipsis marks the cut) and puts it on one line. */
+/**
+ * Cuts `text` to `max` characters (an ellipsis marks the cut) and puts it on one line. Control
+ * characters other than whitespace (an ESC from a header would drive the terminal) are shown as
+ * `\xNN` escapes.
+ */
 export function cell(text: string | number | null | undefined, max = 40): string {
   if (text === null || text === undefined || text === '') return '-';
-  const flat = String(text).replace(/\s+/g, ' ');
+  const flat = String(text)
+    .replace(/\s+/g, ' ')
+    // eslint-disable-next-line no-control-regex -- matching control characters is the point
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
@@ -24,8 +31,9 @@ export function formatTable(header: readonly string[], rows: ReadonlyArray<reado
   return [line(header), ...rows.map(line)].join('\n');
 }
 
+/** The original record's coordinates; `-` when the dead letter lacks its `weir.original.*` headers. */
 function origin(view: DeadLetterView): string {
-  return `${view.origin.topic}-${view.origin.partition}@${view.origin.offset}`;
+  return view.originKnown ? `${view.origin.topic}-${view.origin.partition}@${view.origin.offset}` : '-';
 }
 
 /**
