@@ -1,44 +1,21 @@
 /**
  * The built CLI as a user runs it: exit codes and messages for bad topology files and bad
- * config, the flags that reach the worker, describe's formats, and a clean SIGINT.
+ * config, describe's formats and what it says about outages, and a stop while loading.
+ * (Running workers: cli-run.test.ts.)
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/lib/repo-paths.js';
-import { produce } from '../../scripts/lib/topic-io.js';
-import { waitFor } from '../../scripts/lib/wait-for.js';
+import { copyTopology as VALID, topologyFilesIn, weirCli as weir } from './support/cli-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { onClient } from './support/client-under-test.js';
 
 const fx = useIntegrationFixture('weir-it-cli');
 const tmp = fx.tempDir();
-
-/** Writes a topology file under the repo (so `import 'weir'` resolves) and returns its path relative to the repo root. */
-function topologyFile(name: string, source: string): string {
-  const file = path.join(tmp, name);
-  writeFileSync(file, source);
-  return path.relative(repoRoot, file);
-}
-
-function weir(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [path.join(repoRoot, 'bin', 'weir.js'), ...args],
-      { cwd: repoRoot, env: { ...process.env, ...env }, timeout: 60_000 },
-      (error, stdout, stderr) => {
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
-
-const VALID = (app: string, source: string) => `import { topology, sink } from 'weir';
-export default topology('${app}').source('${source}', 'json').process('copy', (r) => r.value).branch({ success: sink('${source}.out') });
-`;
+const topologyFile = topologyFilesIn(tmp);
 
 describe(onClient('weir CLI'), () => {
   it('exits 2 naming the file for a missing file, a syntax error and a missing default export', async () => {
@@ -242,74 +219,5 @@ export default topology('app').source('in').process('enrich', (r) => r.value, { 
     );
     const warned = await weir(['describe', defaults]);
     expect(warned.stdout).toContain('warning: minimumCalls (5) is more than maxAttempts (3)');
-  });
-
-  it('exits 1 naming a missing source topic', async () => {
-    const file = topologyFile('missing-source.ts', VALID(`cli-${randomUUID().slice(0, 8)}`, `absent-${randomUUID().slice(0, 8)}`));
-    const result = await weir(['run', file]);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/source topic 'absent-[0-9a-f]+' does not exist/);
-  });
-
-  it('exits 1 naming the brokers when Kafka cannot be reached, within seconds', async () => {
-    const file = topologyFile('unreachable.ts', VALID('cli-unreachable', 'whatever'));
-    const began = Date.now();
-    const result = await weir(['run', file, '--brokers', '127.0.0.1:1']);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('cannot reach Kafka at 127.0.0.1:1');
-    expect(Date.now() - began).toBeLessThan(30_000);
-  });
-
-  it('shuts down cleanly when SIGTERM comes while the worker is still starting', async () => {
-    const id = randomUUID().slice(0, 8);
-    await fx.createTopics([{ topic: `cli-early-${id}`, partitions: 1 }]);
-    const worker = fx.startWorker(topologyFile(`early-${id}.ts`, VALID(`cli-early-${id}`, `cli-early-${id}`)));
-    await worker.waitForLog((l) => l.msg === 'joining the consumer group' || l.msg === 'worker started');
-    const began = Date.now();
-    expect(await worker.stop('SIGTERM')).toBe(0);
-    expect(Date.now() - began).toBeLessThan(10_000);
-    expect(worker.logs.some((l) => l.msg === 'worker stopped')).toBe(true);
-  });
-
-  it('a shutdown that outlives --shutdown-timeout-ms exits 1 and says so on stderr', async () => {
-    const id = randomUUID().slice(0, 8);
-    const topic = `cli-hang-${id}`;
-    await fx.createTopics([{ topic, partitions: 1 }]);
-    const marker = path.join(tmp, `in-hand-${id}`);
-    // The processor takes the record and never returns: the shutdown waits for it in vain.
-    const file = topologyFile(
-      `hang-${id}.ts`,
-      `import { writeFileSync } from 'node:fs';\nimport { topology, sink } from 'weir';\n` +
-        `export default topology('${topic}').source('${topic}', 'json')` +
-        `.process('hang', () => { writeFileSync(${JSON.stringify(marker)}, 'x'); return new Promise(() => {}); })` +
-        `.branch({ success: sink('${topic}.out') });\n`,
-    );
-    const worker = fx.startWorker(file, { args: ['--shutdown-timeout-ms', '500'] });
-    await worker.waitForLog((l) => l.msg === 'worker started');
-    await produce(fx.kafka, topic, [{ key: 'k', value: '{}' }]);
-    await waitFor(
-      () => existsSync(marker),
-      30_000,
-      () => 'the processor never got the record',
-    );
-    const began = Date.now();
-    expect(await worker.stop('SIGTERM')).toBe(1);
-    expect(Date.now() - began).toBeLessThan(10_000);
-    expect(worker.otherOutput.join('\n')).toContain(
-      'weir: shutdown did not finish within 500 ms (--shutdown-timeout-ms): exited without a clean commit',
-    );
-  });
-
-  it('passes --guarantee and --application-id to the worker, and exits 0 on SIGINT', async () => {
-    const id = randomUUID().slice(0, 8);
-    await fx.createTopics([{ topic: `cli-${id}`, partitions: 1 }]);
-    const file = topologyFile(`run-${id}.ts`, VALID('from-file', `cli-${id}`));
-    const worker = fx.startWorker(file, { args: ['--guarantee', 'exactly_once', '--application-id', `cli-app-${id}`] });
-    const started = await worker.waitForLog((l) => l.msg === 'worker started');
-    expect(started['guarantee']).toBe('exactly_once');
-    expect(started['applicationId']).toBe(`cli-app-${id}`);
-    const began = Date.now();
-    expect(await worker.stop('SIGINT')).toBe(0);
-    expect(Date.now() - began).toBeLessThan(10_000);
   });
 });
