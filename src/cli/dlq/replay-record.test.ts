@@ -96,6 +96,30 @@ describe('buildReplayRecord', () => {
   });
 });
 
+describe('buildReplayRecord: replay headers that are not counts', () => {
+  it.each([
+    [WEIR_HEADERS.replayCount, '-5'],
+    [WEIR_HEADERS.replayCount, '1.5'],
+    [WEIR_HEADERS.replayCount, 'two'],
+    [WEIR_HEADERS.replayMax, '-1'],
+  ])('refuses a record whose %s is %j (it would buy extra replays or hide the limit)', (name, value) => {
+    const record: InputRecord = { ...dlqRecord(), headers: { [WEIR_HEADERS.originalTopic]: 'payments', [name]: value } };
+    expect(buildReplayRecord(record, { target: original, dlqTopic: 'd' })).toEqual({
+      kind: 'refused',
+      reason: 'bad-replay-header',
+      detail: `${name} '${value}' is not a whole number ≥ 0`,
+    });
+  });
+
+  it('replays a record whose counts are whole numbers', () => {
+    const record: InputRecord = {
+      ...dlqRecord(),
+      headers: { [WEIR_HEADERS.originalTopic]: 'payments', [WEIR_HEADERS.replayCount]: '1', [WEIR_HEADERS.replayMax]: '3' },
+    };
+    expect(buildReplayRecord(record, { target: original, dlqTopic: 'd' })).toMatchObject({ kind: 'replay', replayCount: 2 });
+  });
+});
+
 describe('replayHeaders', () => {
   it('drops weir state but keeps weir.original.* and user headers, repeated ones included', () => {
     const headers = replayHeaders({ a: ['1', '2'], 'weir.retry.due.ms': '5', 'weir.original.topic': 't', 'weir.replay.count': '1' }, 2);

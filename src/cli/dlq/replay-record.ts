@@ -26,7 +26,9 @@ export type ReplayRefusal =
   /** `--to original`, but the record has no `weir.original.topic`. */
   | 'no-original-topic'
   /** The target is the dead-letter topic itself. */
-  | 'target-is-dlq';
+  | 'target-is-dlq'
+  /** `weir.replay.count` or `weir.replay.max` is not a whole number ≥ 0: the record's replay state cannot be trusted. */
+  | 'bad-replay-header';
 
 /** What to do with one dead-letter record. */
 export type ReplayDecision =
@@ -62,13 +64,19 @@ export function replayHeaders(headers: RecordHeaders, replayCount: number): Reco
  * key and value unchanged, to the original topic (`weir.original.topic`) or the named topic,
  * partitioned by key like the original producer's default partitioner, with attempts reset
  * and `weir.replay.count` incremented — or why it is refused (the replay limit reached, no
- * original topic, or a target that is the DLQ itself).
+ * original topic, a target that is the DLQ itself, or a replay header that is not a count:
+ * `weir.replay.count: -5` would buy five extra replays).
  *
  * @example
  * const decision = buildReplayRecord(dlqRecord, { target: { kind: 'original' }, dlqTopic: 'payments.dlq' });
  * if (decision.kind === 'replay') await producer.send([decision.output]);
  */
 export function buildReplayRecord(record: InputRecord, options: ReplayRecordOptions): ReplayDecision {
+  for (const name of [WEIR_HEADERS.replayCount, WEIR_HEADERS.replayMax]) {
+    const text = headerString(record.headers, name);
+    if (text !== undefined && !/^\d+$/.test(text.trim()))
+      return { kind: 'refused', reason: 'bad-replay-header', detail: `${name} '${text}' is not a whole number ≥ 0` };
+  }
   const count = headerNumber(record.headers, WEIR_HEADERS.replayCount) ?? 0;
   const limit = replayLimitOf(record, options.maxReplays);
   if (count >= limit) {
