@@ -3,6 +3,7 @@ import { ConfigError } from '../errors.js';
 import type { CompileOverrides } from '../topology/compile.js';
 import { describeTopology, type DescribeFormat } from '../topology/describe-topology.js';
 import { loadTopology } from '../host/load-topology.js';
+import { topologyLoadTimeoutMs } from './topology-load-timeout.js';
 import { EXIT, exitCodeOf, reportError } from '../host/report-error.js';
 
 const FORMATS: readonly DescribeFormat[] = ['text', 'json', 'mermaid'];
@@ -33,7 +34,9 @@ export function addDescribeCommands(program: Command): void {
         return;
       }
       try {
-        process.stdout.write(`${describeTopology(await loadTopology(file, overridesOf(flags)), flags.format as DescribeFormat)}\n`);
+        process.stdout.write(
+          `${describeTopology(await loadTopology(file, overridesOf(flags), { timeoutMs: topologyLoadTimeoutMs() }), flags.format as DescribeFormat)}\n`,
+        );
       } catch (error) {
         reportError(error, flags.verbose === true);
         process.exitCode = exitCodeOf(error);
@@ -48,7 +51,7 @@ export function addDescribeCommands(program: Command): void {
     .option('--verbose', 'print stack traces of errors')
     .action(async (file: string, flags: { applicationId?: string; verbose?: boolean }) => {
       try {
-        const topology = await loadTopology(file, overridesOf(flags));
+        const topology = await loadTopology(file, overridesOf(flags), { timeoutMs: topologyLoadTimeoutMs() });
         process.stdout.write(
           `${file}: ok (application.id ${topology.applicationId}, ${topology.subtopologies.size} sub-topolog${topology.subtopologies.size === 1 ? 'y' : 'ies'})\n`,
         );

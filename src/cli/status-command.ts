@@ -3,6 +3,7 @@ import { ConfigError } from '../errors.js';
 import { formatTable } from './dlq/dlq-table.js';
 import { openDlqTool } from './dlq/dlq-tool.js';
 import { loadTopology } from '../host/load-topology.js';
+import { topologyLoadTimeoutMs } from './topology-load-timeout.js';
 import { EXIT, exitCodeOf, reportError } from '../host/report-error.js';
 import { readTopologyStatus, type TopologyStatus } from './topology-status.js';
 
@@ -51,7 +52,7 @@ async function status(file: string, flags: StatusFlags): Promise<number> {
   let topology;
   try {
     const applicationId = flags.applicationId ?? process.env['WEIR_APPLICATION_ID'];
-    topology = await loadTopology(file, applicationId ? { applicationId } : {});
+    topology = await loadTopology(file, applicationId ? { applicationId } : {}, { timeoutMs: topologyLoadTimeoutMs() });
     tool = await openDlqTool(flags, process.env);
   } catch (error) {
     reportError(error, verbose);

@@ -24,23 +24,24 @@ describe('openWaitsMs', () => {
 });
 
 describe('outageRideOut', () => {
-  it("the docs' old example (openMs 1 s, maxOpenMs 4 s) rides out only 23 s: the 2-minute outage of issue 23 dead-lettered", () => {
+  it("the docs' old example (openMs 1 s, maxOpenMs 4 s) rides out only 15 s: the 2-minute outage of issue 23 dead-lettered", () => {
     const ride = outageRideOut(5, delaysOf(5), breaker({ minimumCalls: 3, openMs: 1_000, maxOpenMs: 4_000 }));
-    // 2 attempts used before the opening; held at the opening and probes 1–4; probes 5–7 use attempts 3–5.
-    expect(ride.deadLetterProbe).toBe(7);
-    expect(ride.minOutageToDeadLetterMs).toBe(1_000 + 2_000 + 5 * 4_000);
+    // Up to 4 attempts used before the opening; held at the opening and probes 1–4; probe 5 uses the last attempt.
+    expect(ride.deadLetterProbe).toBe(5);
+    expect(ride.minOutageToDeadLetterMs).toBe(1_000 + 2_000 + 3 * 4_000);
     expect(ride.caveat).toBeUndefined();
   });
 
-  it("the docs' example now (openMs 5 s, maxOpenMs 60 s) rides out more than 4 minutes", () => {
+  it("the docs' example now (openMs 5 s, maxOpenMs 60 s) rides out more than 2 minutes", () => {
     const ride = outageRideOut(5, delaysOf(5), breaker({ minimumCalls: 3, openMs: 5_000, maxOpenMs: 60_000 }));
-    expect(ride.minOutageToDeadLetterMs).toBe(5_000 + 10_000 + 20_000 + 40_000 + 3 * 60_000);
+    expect(ride.minOutageToDeadLetterMs).toBe(5_000 + 10_000 + 20_000 + 40_000 + 60_000);
     expect(ride.minOutageToDeadLetterMs).toBeGreaterThan(2 * 60_000);
   });
 
-  it('fewer attempts used before the opening leave more probes: minimumCalls 1 holds maxAttempts times, then maxAttempts attempts', () => {
-    expect(outageRideOut(3, delaysOf(3), breaker({ minimumCalls: 1 })).deadLetterProbe).toBe(3 + 3 - 1);
-    expect(outageRideOut(3, delaysOf(3), breaker({ minimumCalls: 3 })).deadLetterProbe).toBe(3 + 1 - 1);
+  it('the earliest dead letter is at failed probe maxAttempts, whatever minimumCalls (other records may open the breaker)', () => {
+    expect(outageRideOut(3, delaysOf(3), breaker({ minimumCalls: 1 })).deadLetterProbe).toBe(3);
+    expect(outageRideOut(3, delaysOf(3), breaker({ minimumCalls: 3 })).deadLetterProbe).toBe(3);
+    expect(outageRideOut(1, delaysOf(1), breaker({ minimumCalls: 1 })).minOutageToDeadLetterMs).toBe(CIRCUIT_BREAKER_DEFAULTS.openMs);
   });
 
   it('warns when a record failing alone cannot open the breaker before its attempts run out', () => {

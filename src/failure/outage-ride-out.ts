@@ -14,8 +14,8 @@ export interface OutageRideOut {
    */
   readonly minOutageToDeadLetterMs: number;
   /**
-   * Which failed probe after the opening dead-letters that record: it is held for the opening
-   * failure and `maxAttempts − 1` probes, then its failed probes use up the attempts it has left.
+   * The earliest failed probe after the opening that dead-letters that record: it is held for
+   * the opening failure and `maxAttempts − 1` probes, then a failed probe uses its last attempt.
    */
   readonly deadLetterProbe: number;
   /**
@@ -41,28 +41,27 @@ export function openWaitsMs(breaker: Pick<CircuitBreakerPolicy, 'openMs' | 'maxO
 /**
  * What an outage costs under a processor's breaker. The model is weir's attempt runner:
  * - Before the breaker opens, a record's retriable failures count as attempts. In the worst
- *   case the breaker opens on that record's own failures: it has used `minimumCalls − 1`
- *   attempts when its `minimumCalls`-th failure opens it.
+ *   case the record has used `maxAttempts − 1` of them when the breaker opens (other records'
+ *   failures opened it, or its own with `minimumCalls` ≥ `maxAttempts`).
  * - The failure that opens the breaker and each failed probe after it are charged to the
  *   breaker, not to the record: the record is held, at most `maxAttempts` times.
  * - After that its failed probes count as attempts again; the one that uses up `maxAttempts`
  *   dead-letters it. Probes come when the open wait ends: `openMs`, doubling up to `maxOpenMs`.
  *
- * So the record reaches the DLQ at its probe number `maxAttempts + (maxAttempts − used) − 1`
- * after the opening, and the outage must last at least the sum of the open waits before it.
- * Pure.
+ * So the record reaches the DLQ at its failed probe number `maxAttempts` after the opening at
+ * the earliest, and the outage must last at least the sum of the open waits before it. Pure.
  *
  * @param maxAttempts the processor's `retry.maxAttempts` (≥ 1)
  * @param retryDelaysMs the processor's retry delay ranges ({@link RetryArithmetic.retryDelaysMs})
- * @example outageRideOut(5, arithmetic.retryDelaysMs, { minimumCalls: 3, windowMs: 10_000, openMs: 5_000, maxOpenMs: 60_000, … }).minOutageToDeadLetterMs // 255_000
+ * @example outageRideOut(5, arithmetic.retryDelaysMs, { minimumCalls: 3, windowMs: 10_000, openMs: 5_000, maxOpenMs: 60_000, … }).minOutageToDeadLetterMs // 135_000
  */
 export function outageRideOut(
   maxAttempts: number,
   retryDelaysMs: RetryArithmetic['retryDelaysMs'],
   breaker: CircuitBreakerPolicy,
 ): OutageRideOut {
-  const usedBeforeOpen = Math.min(breaker.minimumCalls - 1, maxAttempts - 1);
-  const deadLetterProbe = maxAttempts + (maxAttempts - usedBeforeOpen) - 1;
+  // Held for the opening failure and maxAttempts − 1 probes, then its one attempt left.
+  const deadLetterProbe = maxAttempts;
   const caveats: string[] = [];
   if (breaker.minimumCalls > maxAttempts)
     caveats.push(

@@ -22,11 +22,19 @@ const MODULE_HINT =
  * Loads a topology file (`.ts`, `.mts`, `.js`, `.mjs`; TypeScript through tsx) and compiles
  * its default export.
  *
+ * @param options `timeoutMs`: give up on a file still loading after this long, ms (a top-level
+ *   await that waits for something that never comes; the load-only commands pass
+ *   {@link TOPOLOGY_LOAD_TIMEOUT_ENV})
  * @throws TopologyLoadError naming the file when it is missing, fails to load (syntax error,
- *   a throwing import, ...) or has no default export
+ *   a throwing import, a top-level await that never settles or outlives `timeoutMs`, ...) or
+ *   has no default export
  * @throws TopologyError (with the file prefixed to its message) when it does not compile
  */
-export async function loadTopology(file: string, overrides: CompileOverrides = {}): Promise<CompiledTopology> {
+export async function loadTopology(
+  file: string,
+  overrides: CompileOverrides = {},
+  options: { readonly timeoutMs?: number } = {},
+): Promise<CompiledTopology> {
   const path = resolve(file);
   if (!existsSync(path)) throw new TopologyLoadError(file, 'file not found');
   if (!statSync(path).isFile()) throw new TopologyLoadError(file, 'not a file');
@@ -46,8 +54,10 @@ export async function loadTopology(file: string, overrides: CompileOverrides = {
   };
   process.on('exit', onExitWhileLoading);
   try {
-    module = (await import(pathToFileURL(path).href)) as { default?: unknown };
+    const loading = import(pathToFileURL(path).href) as Promise<{ default?: unknown }>;
+    module = options.timeoutMs === undefined ? await loading : await withinLoadTimeout(loading, file, options.timeoutMs);
   } catch (cause) {
+    if (cause instanceof TopologyLoadError) throw cause;
     // The builder found a mistake while the file ran (e.g. `.source(...).branch(...)`): report
     // it as a compile error naming the node, like the ones compile() finds.
     // Matched by code: the file's `weir` may be another copy of the module.
@@ -66,6 +76,38 @@ export async function loadTopology(file: string, overrides: CompileOverrides = {
   } catch (error) {
     if (error instanceof TopologyError) throw new TopologyError(error.node, error.problem, file);
     throw error;
+  }
+}
+
+/**
+ * The environment variable that bounds how long `weir validate`, `describe` and `status` wait for
+ * a topology file to load, ms (default {@link DEFAULT_TOPOLOGY_LOAD_TIMEOUT_MS}).
+ */
+export const TOPOLOGY_LOAD_TIMEOUT_ENV = 'WEIR_TOPOLOGY_LOAD_TIMEOUT_MS';
+
+/** Default of {@link TOPOLOGY_LOAD_TIMEOUT_ENV}, ms. */
+export const DEFAULT_TOPOLOGY_LOAD_TIMEOUT_MS = 60_000;
+
+/** `loading`, or a TopologyLoadError naming the file once `timeoutMs` passed (the timer keeps nothing alive). */
+async function withinLoadTimeout<T>(loading: Promise<T>, file: string, timeoutMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new TopologyLoadError(
+            file,
+            `failed to load: still loading after ${timeoutMs} ms (its top-level await waits for something that does not come; ${TOPOLOGY_LOAD_TIMEOUT_ENV} sets the limit)`,
+          ),
+        ),
+      timeoutMs,
+    );
+    timer.unref();
+  });
+  try {
+    return await Promise.race([loading, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

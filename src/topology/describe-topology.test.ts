@@ -111,7 +111,7 @@ describe('describeTopology: retry arithmetic and outage guards', () => {
     expect(odds[0]?.probability).toBeCloseTo(1 - 0.5 ** 4, 12);
     expect(odds[2]?.probability).toBeCloseTo(1 - 0.05 ** 4, 12);
     expect(processor?.circuitBreaker).toMatchObject({ failureRateThreshold: 0.6, minimumCalls: 3, openMs: 2_000, maxOpenMs: 60_000 });
-    expect(processor?.outageRideOut).toEqual({ minOutageToDeadLetterMs: 62_000, deadLetterProbe: 5 });
+    expect(processor?.outageRideOut).toEqual({ minOutageToDeadLetterMs: 30_000, deadLetterProbe: 4 });
     expect(processor?.retryBudget).toEqual({ ratio: 0.1, minPerSecond: 2 });
     expect(processor?.timeoutMs).toBe(500);
   });
@@ -124,9 +124,9 @@ describe('describeTopology: retry arithmetic and outage guards', () => {
     expect(text).toContain(
       'circuit breaker: opens at 60.0 % retriable failures of ≥ 3 calls in 10000ms; open 2000ms (doubling, ≤ 60000ms)',
     );
-    // 4 attempts, 2 used before the opening: the DLQ at failed probe 4 + 2 − 1 = 5, after waits of 2, 4, 8, 16 and 32 s.
+    // 4 attempts: the DLQ at failed probe 4 at the earliest, after waits of 2, 4, 8 and 16 s.
     expect(text).toContain(
-      'outages ridden out: up to 62000ms (about 1 minute) from the breaker opening (past it, the record taking every probe reaches the DLQ at failed probe 5)',
+      'outages ridden out: up to 30000ms from the breaker opening (a longer one dead-letters the record taking every probe, at failed probe 4)',
     );
     expect(text).not.toContain('warning:');
     expect(text).toContain('retry budget: 0.1 × first attempts + 2/s, over 10 s');

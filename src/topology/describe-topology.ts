@@ -188,14 +188,14 @@ function processorDetails(node: NodeDescription): string[] {
   if (cb !== undefined)
     lines.push(
       `circuit breaker: opens at ${percent(cb.failureRateThreshold)} retriable failures of ≥ ${cb.minimumCalls} calls in ${cb.windowMs}ms; ` +
-        `open ${cb.openMs}ms (doubling, ≤ ${cb.maxOpenMs}ms); ${cb.halfOpenCalls} half-open probe${cb.halfOpenCalls === 1 ? '' : 's'}`,
+        `open ${cb.openMs}ms${cb.maxOpenMs > cb.openMs ? ` (doubling, ≤ ${cb.maxOpenMs}ms)` : ''}; ${cb.halfOpenCalls} half-open probe${cb.halfOpenCalls === 1 ? '' : 's'}`,
     );
   const ride = node.outageRideOut;
   if (ride !== undefined) {
     const min = ride.minOutageToDeadLetterMs;
     lines.push(
       `outages ridden out: up to ${min}ms${min >= 60_000 ? ` (about ${ms(min, { long: true })})` : ''} from the breaker opening ` +
-        `(past it, the record taking every probe reaches the DLQ at failed probe ${ride.deadLetterProbe})`,
+        `(a longer one dead-letters the record taking every probe, at failed probe ${ride.deadLetterProbe})`,
     );
     if (ride.caveat !== undefined) lines.push(`warning: ${ride.caveat}`);
   }

@@ -69,7 +69,7 @@ describe(onClient('weir run'), () => {
     expect(await worker.stop('SIGTERM')).toBe(1);
     expect(Date.now() - began).toBeLessThan(10_000);
     expect(worker.otherOutput.join('\n')).toContain(
-      'weir: shutdown did not finish within 500 ms (--shutdown-timeout-ms): exited without a clean commit',
+      'weir: shutdown did not finish within 500 ms (--shutdown-timeout-ms): exited without committing or leaving the group',
     );
   });
 

@@ -43,6 +43,18 @@ describe(onClient('weir CLI'), () => {
     }
   });
 
+  it('validate gives up on a file still loading after WEIR_TOPOLOGY_LOAD_TIMEOUT_MS (a timer keeps its never-settling await alive)', async () => {
+    const file = topologyFile('never-loads.ts', 'setInterval(() => {}, 1_000);\nawait new Promise(() => {});\nexport default 1;\n');
+    const began = Date.now();
+    const result = await weir(['validate', file], { WEIR_TOPOLOGY_LOAD_TIMEOUT_MS: '1000' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}: failed to load: still loading after 1000 ms`);
+    expect(Date.now() - began).toBeLessThan(30_000);
+    const bad = await weir(['describe', file], { WEIR_TOPOLOGY_LOAD_TIMEOUT_MS: 'soon' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("invalid config 'WEIR_TOPOLOGY_LOAD_TIMEOUT_MS': must be a whole number of ms");
+  });
+
   it('validate and describe end after printing even when the topology file leaves a handle open (a timer)', async () => {
     const file = topologyFile(
       'open-handle.ts',

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DeadLetterTally } from './dead-letter-tally.js';
 import { deadLetterView } from './dead-letter-view.js';
 import { WEIR_HEADERS } from '../../record/weir-headers.js';
-import { cell, countsTables, formatTable, recordsTable } from './dlq-table.js';
+import { cell, countsTables, formatTable, recordsTable, visible } from './dlq-table.js';
 
 describe('dlq tables', () => {
   it('aligns columns and cuts long cells', () => {
@@ -18,8 +18,22 @@ describe('dlq tables', () => {
     expect(cell('a\nb   c')).toBe('a b c');
     expect(cell('abcdef', 4)).toBe('abc…');
     expect(cell(undefined)).toBe('-');
-    // A header's ESC sequence is shown, not sent to the terminal.
-    expect(cell('\u001b[31mred\u009b')).toBe('\\x1b[31mred\\x9b');
+    // A header's ESC sequence is shown, not sent to the terminal, in every table.
+    expect(formatTable(['A'], [['\u001b[31mred\u009b']])).toBe('A\n\\x1b[31mred\\x9b');
+    expect(visible('a\u202eb\u200bc')).toBe('a\\u202eb\\u200bc');
+    const counts = new DeadLetterTally();
+    counts.add(
+      deadLetterView({
+        topic: 'd',
+        partition: 0,
+        offset: 0,
+        timestamp: 0,
+        key: null,
+        value: null,
+        headers: { [WEIR_HEADERS.errorClass]: 'E\u001b[2J' },
+      }),
+    );
+    expect(countsTables(counts.counts())).toContain('E\\x1b[2J');
   });
 
   it('shows no ORIGINAL for a dead letter without weir.original.* headers (not its own coordinates)', () => {

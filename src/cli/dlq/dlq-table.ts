@@ -6,22 +6,31 @@ import type { DeadLetterView } from './dead-letter-view.js';
  * with an ellipsis.
  */
 
-/**
- * Cuts `text` to `max` characters (an ellipsis marks the cut) and puts it on one line. Control
- * characters other than whitespace (an ESC from a header would drive the terminal) are shown as
- * `\xNN` escapes.
- */
+/** Cuts `text` to `max` characters (an ellipsis marks the cut) and puts it on one line. */
 export function cell(text: string | number | null | undefined, max = 40): string {
   if (text === null || text === undefined || text === '') return '-';
-  const flat = String(text)
-    .replace(/\s+/g, ' ')
-    // eslint-disable-next-line no-control-regex -- matching control characters is the point
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const flat = String(text).replace(/\s+/g, ' ');
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
-/** Aligns rows under a header; the last column is not padded. */
-export function formatTable(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+/**
+ * `text` safe to print on a terminal: control characters (an ESC from a header would drive the
+ * terminal) as `\xNN`, bidi overrides and zero-width characters (which make text display other
+ * than it reads) as `\uNNNN`.
+ */
+export function visible(text: string): string {
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- matching control characters is the point
+      .replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+      .replace(/[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  );
+}
+
+/** Aligns rows under a header, each cell made {@link visible}; the last column is not padded. */
+export function formatTable(header: readonly string[], unsafeRows: ReadonlyArray<readonly string[]>): string {
+  // Every cell passes through visible(): dead-letter headers are other people's text.
+  const rows = unsafeRows.map((r) => r.map(visible));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]): string =>
     cells
