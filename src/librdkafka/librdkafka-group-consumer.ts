@@ -233,10 +233,13 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
     this.handlers.onCrash(error);
   }
 
-  /** Applies or lifts librdkafka's pause of a partition; false when it could not (the consumer is disconnected). */
+  /** Applies or lifts librdkafka's pause of a partition; false when it could not (the consumer is not running, or disconnected). */
   private pauseNatively(tp: TopicPartition, pause: boolean): boolean {
     const consumer = this.consumer;
-    if (consumer === undefined) return false;
+    // Only while running: a pause or resume racing the binding's disconnect (the close revokes
+    // the assignment, which releases held partitions) can crash the process
+    // (confluent-kafka-javascript issue #34); after the loop ended nothing fetches anyway.
+    if (consumer === undefined || this.consumerState !== 'running') return false;
     const list = [{ topic: tp.topic, partition: tp.partition }];
     try {
       if (pause) consumer.pause(list);
