@@ -33,7 +33,7 @@ export const MAX_TIMER_MS = 2_147_483_647;
 const timerMs = (min: 'gt0' | 'ge0') =>
   (min === 'gt0' ? z.number().gt(0) : z.number().min(0))
     .max(MAX_TIMER_MS)
-    .describe(`${min === 'gt0' ? 'must be a number of ms > 0' : 'must be a number ≥ 0'}, at most ${MAX_TIMER_MS} (about 24.8 days),`);
+    .describe(`${min === 'gt0' ? 'must be a number of ms > 0' : 'must be a number ≥ 0'}, at most ${MAX_TIMER_MS} (about 24.8 days)`);
 const oneOf = <const T extends readonly [string, ...string[]]>(values: T, text: string) => z.enum(values).describe(`must be ${text}`);
 const fn = (text: string) => z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function').describe(`must be ${text}`);
 

@@ -40,8 +40,8 @@ describe('resolveCircuitBreakerPolicy: bad values name the field', () => {
   it.each([
     [{ failureRateThreshold: 0 }, 'circuitBreaker.failureRateThreshold must be a number in (0, 1] (got 0)'],
     [{ minimumCalls: 0.5 }, 'circuitBreaker.minimumCalls must be an integer ≥ 1 (got 0.5)'],
-    [{ windowMs: -1 }, 'circuitBreaker.windowMs must be a number of ms > 0, at most 2147483647 (about 24.8 days), (got -1)'],
-    [{ openMs: '5s' }, 'circuitBreaker.openMs must be a number of ms > 0, at most 2147483647 (about 24.8 days), (got "5s")'],
+    [{ windowMs: -1 }, 'circuitBreaker.windowMs must be a number of ms > 0, at most 2147483647 (about 24.8 days) (got -1)'],
+    [{ openMs: '5s' }, 'circuitBreaker.openMs must be a number of ms > 0, at most 2147483647 (about 24.8 days) (got "5s")'],
     [{ halfOpenCalls: null }, 'circuitBreaker.halfOpenCalls must be an integer ≥ 1 (got null)'],
     [5, 'circuitBreaker must be an object (got 5)'],
     [

@@ -49,7 +49,7 @@ describe('compile: process and branch options (errors name the node, the option 
     [{ circuitBreaker: { halfOpenCalls: 0 } }, /circuitBreaker.halfOpenCalls must be an integer ≥ 1/],
     [{ circuitBreaker: { windowMs: -5 } }, /circuitBreaker.windowMs must be a number of ms > 0/],
     [{ circuitBreaker: { openMS: 5 } }, /unknown option 'openMS' in circuitBreaker/],
-    [{ timeoutMs: -1 }, /timeoutMs must be a number of ms > 0, at most 2147483647 \(about 24.8 days\), \(got -1\)/],
+    [{ timeoutMs: -1 }, /timeoutMs must be a number of ms > 0, at most 2147483647 \(about 24.8 days\) \(got -1\)/],
     [{ timeoutMs: 3e9 }, /timeoutMs must be a number of ms > 0, at most 2147483647/],
     [{ circuitBreaker: { openMs: 3e9, maxOpenMs: 3e9 } }, /circuitBreaker.openMs must be a number of ms > 0, at most 2147483647/],
     [{ retry: { backoff: { initialMs: 3e9 } } }, /retry.backoff.initialMs must be a number ≥ 0, at most 2147483647/],

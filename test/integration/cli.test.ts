@@ -146,7 +146,7 @@ export default topology('app').source('orders').branch({ success: sink('out') })
     ['circuitBreaker: { failureRateThreshold: 1.5 }', 'circuitBreaker.failureRateThreshold must be a number in (0, 1] (got 1.5)'],
     ['circuitBreaker: { minimumCalls: 0 }', 'circuitBreaker.minimumCalls must be an integer ≥ 1 (got 0)'],
     ['circuitBreaker: { openMs: 9000, maxOpenMs: 1000 }', 'circuitBreaker.openMs (9000) is more than circuitBreaker.maxOpenMs (1000)'],
-    ['timeoutMs: -5', 'timeoutMs must be a number of ms > 0, at most 2147483647 (about 24.8 days), (got -5)'],
+    ['timeoutMs: -5', 'timeoutMs must be a number of ms > 0, at most 2147483647 (about 24.8 days) (got -5)'],
     ['retryBudget: { ratio: -1 }', 'retryBudget.ratio must be a number ≥ 0 (got -1)'],
     [
       "retry: { backoff: { jitter: 'gauss' } }",
