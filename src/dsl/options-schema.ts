@@ -161,6 +161,11 @@ export const branchSchema = z
 /** One entry of a success-route list: `{ when, to }`. */
 export const successRouteSchema = z.strictObject({ when: fn('a function (output) => boolean').optional(), to: z.unknown() });
 
+/** A multicast success branch: `{ all: [sink, ...] }`. */
+export const multicastSchema = z.strictObject({
+  all: z.array(z.unknown()).min(1).describe('must be a non-empty list of sinks or topic names'),
+});
+
 /** The options of `sink(topic, options)`. */
 export const sinkOptionsSchema = z.strictObject({
   topic: z.string(),

@@ -36,15 +36,31 @@ export interface SuccessRoute<O = unknown> {
 }
 
 /**
+ * A multicast success branch: every output goes to every sink listed, as repeated `to()` calls
+ * on one stream do in Kafka Streams (`stream.to('a'); stream.to('b')`). Each sink gets its own
+ * copy, serialized with that sink's serdes; a record's copies are written all or none (under
+ * exactly_once, in the transaction of the input's offset).
+ *
+ * @example
+ * .branch({ success: { all: [sink('orders.audit'), sink('orders.enriched')] } })
+ */
+export interface MulticastSpec {
+  /** The sinks, each topic at most once; at least one. */
+  readonly all: ReadonlyArray<SinkSpec | string>;
+}
+
+/**
  * The outcome branches of a processor, as in Kafka Streams' `split()`/`branch()`:
- * - `success`: a sink (or topic name), or a list of routes tried in order — the first route
- *   whose `when` holds takes the output; a route without `when` is the default branch. An
- *   output that matches no route is dead-lettered (`NoMatchingBranchError`), never dropped.
+ * - `success`: a sink (or topic name); a list of routes tried in order — the first route
+ *   whose `when` holds takes the output (Kafka Streams' `split()`: first match); a route without
+ *   `when` is the default branch; or `{ all: [...] }`, every sink takes every output (multicast,
+ *   Kafka Streams' repeated `to()`, see {@link MulticastSpec}). An output that matches no route
+ *   is dead-lettered (`NoMatchingBranchError`), never dropped.
  * - `retry`: the retry policy, if not given in the process options (not both).
  * - `dlq`: the dead-letter sink; default topic `<application.id>.<processor>.dlq`.
  */
 export interface BranchSpec<O = unknown> {
-  readonly success: SinkSpec | string | ReadonlyArray<SinkSpec | string | SuccessRoute<O>>;
+  readonly success: SinkSpec | string | ReadonlyArray<SinkSpec | string | SuccessRoute<O>> | MulticastSpec;
   readonly retry?: RetryOptions;
   readonly dlq?: SinkSpec | string;
 }

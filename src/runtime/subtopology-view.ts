@@ -40,6 +40,8 @@ export interface SubtopologyView {
   readonly sinks: readonly SinkView[];
   /** The first sink takes every output (it has no `when`): routing needs no predicate. */
   readonly firstSinkTakesAll: boolean;
+  /** Every sink takes a copy of every output (`success: { all: [...] }`, multicast). */
+  readonly multicast: boolean;
 }
 
 const views = new WeakMap<Subtopology, SubtopologyView>();
@@ -66,6 +68,7 @@ export function subtopologyView(sub: Subtopology): SubtopologyView {
     source: Object.freeze({ keySerde: sub.source.keySerde, valueSerde: sub.source.valueSerde }),
     sinks: Object.freeze(sinks.map((s) => Object.freeze(s))),
     firstSinkTakesAll: sinks[0]?.when === null,
+    multicast: sub.successRouting === 'all',
   });
   views.set(sub, view);
   return view;

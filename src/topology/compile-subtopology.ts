@@ -1,7 +1,14 @@
 import { List } from 'immutable';
 import type { z } from 'zod';
 import { optionProblems, showValue, unknownKeysProblem, type OptionNames } from '../dsl/option-problems.js';
-import { branchSchema, dedupSchema, processOptionsSchema, sinkOptionsSchema, successRouteSchema } from '../dsl/options-schema.js';
+import {
+  branchSchema,
+  dedupSchema,
+  multicastSchema,
+  processOptionsSchema,
+  sinkOptionsSchema,
+  successRouteSchema,
+} from '../dsl/options-schema.js';
 import type { ClassifyFn, ProcessOptions } from '../dsl/process-options.js';
 import { describeSerdeSpec, resolveSerde, type Serde } from '../dsl/serdes.js';
 import { isSinkSpec, type SinkSpec } from '../dsl/sink.js';
@@ -20,6 +27,7 @@ import {
   type DedupPolicy,
   type SinkNode,
   type Subtopology,
+  type SuccessRouting,
 } from './compiled-topology.js';
 import { defaultDeadLetterTopic, nodeNameProblem, retryTierTopic, topicNameProblem } from './topic-names.js';
 
@@ -72,25 +80,48 @@ function resolveDedup(node: string, options: unknown): DedupPolicy | null {
   });
 }
 
+/** The success branch's entries, and whether it is a multicast (`{ all: [...] }`); throws naming the processor. */
+function successEntries(processor: string, success: unknown): { entries: readonly unknown[]; routing: SuccessRouting } {
+  if (success === undefined || success === null || (Array.isArray(success) && success.length === 0)) {
+    throw new TopologyError(processor, 'has no success route: branch({ success: sink(topic) })');
+  }
+  if (typeof success === 'object' && !Array.isArray(success) && !isSinkSpec(success) && 'all' in success) {
+    const { all } = parseOptions(processor, multicastSchema, success, {
+      prefix: 'success',
+      root: 'success',
+      unknownIn: 'success: { all }',
+    });
+    const seen = new Set<string>();
+    for (const entry of all) {
+      const topic = typeof entry === 'string' ? entry : isSinkSpec(entry) ? entry.topic : undefined;
+      if (topic === undefined) continue;
+      if (seen.has(topic))
+        throw new TopologyError(
+          processor,
+          `success: { all } lists topic '${topic}' twice: each sink of a multicast takes every output once`,
+        );
+      seen.add(topic);
+    }
+    return { entries: all, routing: 'all' };
+  }
+  return { entries: Array.isArray(success) ? success : [success], routing: 'first-match' };
+}
+
 function compileSuccessRoutes(
   processor: string,
   branch: BranchSpec,
   source: { topic: string; keySerde: Serde<any>; valueSerde: Serde<any> },
   claim: ClaimNodeName,
-): List<SinkNode> {
-  const success = branch.success;
-  if (success === undefined || success === null || (Array.isArray(success) && success.length === 0)) {
-    throw new TopologyError(processor, 'has no success route: branch({ success: sink(topic) })');
-  }
-  const routes = Array.isArray(success) ? success : [success];
+): { sinks: List<SinkNode>; routing: SuccessRouting } {
+  const { entries: routes, routing } = successEntries(processor, branch.success);
   const sinks: SinkNode[] = [];
   routes.forEach((route: unknown, i: number) => {
-    const where = routes.length > 1 ? `success route ${i + 1}` : 'success route';
-    const isRoute = typeof route === 'object' && route !== null && !isSinkSpec(route) && 'to' in route;
+    const where = routing === 'all' ? `multicast sink ${i + 1}` : routes.length > 1 ? `success route ${i + 1}` : 'success route';
+    const isRoute = routing === 'first-match' && typeof route === 'object' && route !== null && !isSinkSpec(route) && 'to' in route;
     const checked = isRoute ? parseOptions(processor, successRouteSchema, route, { prefix: `${where}:`, root: where }) : undefined;
     const spec = toSinkSpec(processor, isRoute ? checked?.to : route, where, (topic) => `${processor}-to-${topic}`);
     const when = checked?.when;
-    if (i > 0 && sinks[i - 1]?.when === null) {
+    if (i > 0 && routing === 'first-match' && sinks[i - 1]?.when === null) {
       throw new TopologyError(processor, `${where} is unreachable: success route ${i} has no 'when' and takes every output`);
     }
     const name = spec.name ?? `${processor}-to-${spec.topic}`;
@@ -110,7 +141,7 @@ function compileSuccessRoutes(
       }),
     );
   });
-  return List(sinks);
+  return { sinks: List(sinks), routing };
 }
 
 /** A policy resolver's answer as the policy, or a TopologyError naming the processor and every problem. */
@@ -190,7 +221,7 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
 
   const retry = resolveRetry(name, options, branch);
   const guards = resolveGuards(name, options);
-  const sinks = compileSuccessRoutes(name, branch, { topic, keySerde, valueSerde }, claim);
+  const { sinks, routing } = compileSuccessRoutes(name, branch, { topic, keySerde, valueSerde }, claim);
   const dlqSpec =
     branch.dlq === undefined
       ? ({ topic: defaultDeadLetterTopic(applicationId, name) } as SinkSpec)
@@ -219,6 +250,7 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
       ...guards,
     }),
     sinks,
+    successRouting: routing,
     deadLetter: makeDeadLetterNode({ name: dlqName, topic: dlqSpec.topic, partitions: dlqSpec.partitions ?? null }),
     retryTiers,
   });

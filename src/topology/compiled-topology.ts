@@ -72,12 +72,20 @@ export interface RetryTierProps {
 }
 export type RetryTier = RecordOf<RetryTierProps>;
 
+/**
+ * How outputs reach the success sinks: `'first-match'`, the first sink whose `when` holds takes
+ * an output (Kafka Streams' `split()`); `'all'`, every sink takes a copy of every output
+ * (multicast, Kafka Streams' repeated `to()`).
+ */
+export type SuccessRouting = 'first-match' | 'all';
+
 /** One source → processor → branches chain. */
 export interface SubtopologyProps {
   id: number;
   source: SourceNode;
   processor: ProcessorNode;
   sinks: List<SinkNode>;
+  successRouting: SuccessRouting;
   deadLetter: DeadLetterNode;
   retryTiers: List<RetryTier>;
 }
@@ -134,6 +142,7 @@ export const makeSubtopology = Record<SubtopologyProps>(
     source: makeSourceNode(),
     processor: makeProcessorNode(),
     sinks: List<SinkNode>(),
+    successRouting: 'first-match',
     deadLetter: makeDeadLetterNode(),
     retryTiers: List<RetryTier>(),
   },
