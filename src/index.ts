@@ -61,6 +61,7 @@ export {
   DeserializationError,
   SerializationError,
   NoMatchingBranchError,
+  ChainStepOutputError,
   LoopGuardError,
   ProducerFencedError,
   DedupStoreError,

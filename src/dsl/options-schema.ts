@@ -150,6 +150,8 @@ export const processOptionsSchema = z
     circuitBreaker: z.unknown().optional(),
     retryBudget: z.unknown().optional(),
     timeoutMs: timerMs('gt0').optional(),
+    dlq: z.unknown().optional(),
+    inputSerdes: z.unknown().optional(),
   })
   .describe('must be an object');
 

@@ -13,7 +13,12 @@ function nodeLine(node: NodeDescription, tierCount = 0): string {
       const reuse = r.maxAttempts - 1 > tierCount ? ', the last reused' : '';
       const how = r.tiers === undefined ? backoff : r.tiers === 'explicit' ? `tiers: explicit${reuse}` : `tiers: from ${backoff}${reuse}`;
       const guards = r.mode === 'topics' ? `, maxHops: ${r.maxHops}` : '';
-      return `Processor: ${node.name} (retry: ${r.mode}, maxAttempts: ${r.maxAttempts}, ${how}${guards}, maxReplays: ${r.maxReplays}${dedup})`;
+      const c = node.chain;
+      const step =
+        c === undefined
+          ? ''
+          : `step ${c.position} of ${c.length}${c.inputSerdes ? `, input: key ${c.inputSerdes.key}, value ${c.inputSerdes.value}` : ''}, `;
+      return `Processor: ${node.name} (${step}retry: ${r.mode}, maxAttempts: ${r.maxAttempts}, ${how}${guards}, maxReplays: ${r.maxReplays}${dedup})`;
     }
     case 'sink':
       return `Sink: ${node.name} (topic: ${node.topic}${node.predicate ? ', when: predicate' : ''}${node.multicast ? ', multicast: every output' : ''})`;
@@ -88,7 +93,9 @@ export function describeText(d: TopologyDescription): string {
   for (const sub of d.subtopologies) {
     lines.push(`  Sub-topology: ${sub.id}`);
     for (const node of sub.nodes) {
-      lines.push(`    ${nodeLine(node, sub.nodes.filter((n) => n.type === 'retry-tier').length)}`);
+      // A processor's own tiers: the targets of its retry edges that are tier nodes.
+      const tiers = sub.edges.filter((e) => e.kind === 'retry' && e.from === node.name && e.to !== node.name).length;
+      lines.push(`    ${nodeLine(node, tiers)}`);
       if (node.type === 'processor') for (const detail of processorDetails(node)) lines.push(`      ${detail}`);
       const out = sub.edges.filter((e) => e.from === node.name);
       const into = sub.edges.filter((e) => e.to === node.name && e.from !== node.name);

@@ -3,12 +3,22 @@ import { retryArithmetic, type RetryArithmetic } from '../failure/retry-arithmet
 import type { CircuitBreakerPolicy } from '../failure/circuit-breaker-policy.js';
 import type { RetryBudgetPolicy } from '../failure/retry-budget-policy.js';
 import type { RetryPolicy } from '../failure/retry-policy.js';
-import type { CompiledTopology, Subtopology } from './compiled-topology.js';
+import type { ChainStep, CompiledTopology, Subtopology } from './compiled-topology.js';
 
 /** One node of a {@link TopologyDescription}. */
 export interface NodeDescription {
   readonly type: 'source' | 'processor' | 'sink' | 'retry-tier' | 'dead-letter';
   readonly name: string;
+  /**
+   * Processors of a chain (more than one processor on the source): the step's 1-based position,
+   * the chain's length and, after the first step, the serdes its input is written with in its
+   * retry tiers and DLQ.
+   */
+  readonly chain?: {
+    readonly position: number;
+    readonly length: number;
+    readonly inputSerdes?: { readonly key: string; readonly value: string };
+  };
   readonly topic?: string;
   readonly serdes?: { readonly key: string; readonly value: string };
   /** Sinks: whether a predicate (`when`) guards the route. */
@@ -71,9 +81,55 @@ function retryOf(policy: RetryPolicy): NonNullable<NodeDescription['retry']> {
   };
 }
 
-function describeSubtopology(sub: Subtopology): TopologyDescription['subtopologies'][number] {
-  const p = sub.processor;
+function processorNode(step: ChainStep, length: number): NodeDescription {
+  const p = step.processor;
   const arithmetic = retryArithmetic(p.retry, p.timeoutMs);
+  return {
+    type: 'processor',
+    name: p.name,
+    ...(length > 1
+      ? {
+          chain: {
+            position: step.index + 1,
+            length,
+            ...(step.index > 0 ? { inputSerdes: { key: step.inputKeySerde.name, value: step.inputValueSerde.name } } : {}),
+          },
+        }
+      : {}),
+    retry: retryOf(p.retry),
+    ...(p.dedup ? { dedup: { store: p.dedup.store, ttlMs: p.dedup.ttlMs, onStoreError: p.dedup.onStoreError } } : {}),
+    retryArithmetic: arithmetic,
+    ...(p.circuitBreaker
+      ? {
+          circuitBreaker: { ...p.circuitBreaker },
+          outageRideOut: outageRideOut(p.retry.maxAttempts, arithmetic.retryDelaysMs, p.circuitBreaker),
+        }
+      : {}),
+    ...(p.retryBudget ? { retryBudget: { ...p.retryBudget } } : {}),
+    ...(p.timeoutMs !== null ? { timeoutMs: p.timeoutMs } : {}),
+  };
+}
+
+/** A step's retry edges (in place, or through its tiers, with the tier nodes) and its DLQ edge. */
+function failureEdges(step: ChainStep, nodes: NodeDescription[], edges: EdgeDescription[]): void {
+  const p = step.processor;
+  if (p.retry.maxAttempts > 1) {
+    if (p.retry.mode === 'blocking') {
+      edges.push({ from: p.name, to: p.name, kind: 'retry', delayMs: p.retry.backoff.initialMs });
+    }
+    for (const tier of step.retryTiers) {
+      const name = `${p.name}-retry-${tier.index}`;
+      nodes.push({ type: 'retry-tier', name, topic: tier.topic, delayMs: tier.delayMs });
+      edges.push({ from: p.name, to: name, kind: 'retry', delayMs: tier.delayMs });
+      edges.push({ from: name, to: p.name, kind: 'record' });
+    }
+  }
+  nodes.push({ type: 'dead-letter', name: step.deadLetter.name, topic: step.deadLetter.topic });
+  edges.push({ from: p.name, to: step.deadLetter.name, kind: 'dlq' });
+}
+
+function describeSubtopology(sub: Subtopology): TopologyDescription['subtopologies'][number] {
+  const steps = sub.steps.toArray();
   const nodes: NodeDescription[] = [
     {
       type: 'source',
@@ -81,23 +137,16 @@ function describeSubtopology(sub: Subtopology): TopologyDescription['subtopologi
       topic: sub.source.topic,
       serdes: { key: sub.source.keySerde.name, value: sub.source.valueSerde.name },
     },
-    {
-      type: 'processor',
-      name: p.name,
-      retry: retryOf(p.retry),
-      ...(p.dedup ? { dedup: { store: p.dedup.store, ttlMs: p.dedup.ttlMs, onStoreError: p.dedup.onStoreError } } : {}),
-      retryArithmetic: arithmetic,
-      ...(p.circuitBreaker
-        ? {
-            circuitBreaker: { ...p.circuitBreaker },
-            outageRideOut: outageRideOut(p.retry.maxAttempts, arithmetic.retryDelaysMs, p.circuitBreaker),
-          }
-        : {}),
-      ...(p.retryBudget ? { retryBudget: { ...p.retryBudget } } : {}),
-      ...(p.timeoutMs !== null ? { timeoutMs: p.timeoutMs } : {}),
-    },
+    ...steps.map((step) => processorNode(step, steps.length)),
   ];
-  const edges: EdgeDescription[] = [{ from: sub.source.name, to: p.name, kind: 'record' }];
+  // As in Kafka Streams' TopologyDescription, each node's successors: the source feeds the first
+  // step, each step the next, the last the sinks.
+  const edges: EdgeDescription[] = steps.map((step, i) => ({
+    from: i === 0 ? sub.source.name : steps[i - 1]!.processor.name,
+    to: step.processor.name,
+    kind: 'record' as const,
+  }));
+  const last = steps[steps.length - 1]!.processor;
   const multicast = sub.successRouting === 'all' ? (true as const) : undefined;
   for (const sink of sub.sinks) {
     nodes.push({
@@ -108,21 +157,9 @@ function describeSubtopology(sub: Subtopology): TopologyDescription['subtopologi
       serdes: { key: sink.keySerde.name, value: sink.valueSerde.name },
       ...(multicast ? { multicast } : {}),
     });
-    edges.push({ from: p.name, to: sink.name, kind: 'success', ...(multicast ? { multicast } : {}) });
+    edges.push({ from: last.name, to: sink.name, kind: 'success', ...(multicast ? { multicast } : {}) });
   }
-  if (p.retry.maxAttempts > 1) {
-    if (p.retry.mode === 'blocking') {
-      edges.push({ from: p.name, to: p.name, kind: 'retry', delayMs: p.retry.backoff.initialMs });
-    }
-    for (const tier of sub.retryTiers) {
-      const name = `${p.name}-retry-${tier.index}`;
-      nodes.push({ type: 'retry-tier', name, topic: tier.topic, delayMs: tier.delayMs });
-      edges.push({ from: p.name, to: name, kind: 'retry', delayMs: tier.delayMs });
-      edges.push({ from: name, to: p.name, kind: 'record' });
-    }
-  }
-  nodes.push({ type: 'dead-letter', name: sub.deadLetter.name, topic: sub.deadLetter.topic });
-  edges.push({ from: p.name, to: sub.deadLetter.name, kind: 'dlq' });
+  for (const step of steps) failureEdges(step, nodes, edges);
   return { id: sub.id, nodes, edges };
 }
 
