@@ -23,6 +23,7 @@ export {
   DeserializationError,
   SerializationError,
   NoMatchingBranchError,
+  ChainStepOutputError,
   LoopGuardError,
   ClassifyHookError,
   RecordTooLargeError,

@@ -9,7 +9,15 @@
  *   .branch({ success: sink('orders.enriched'), dlq: sink('orders.dlq') });
  */
 export { topology, TopologyBuilder, SourceBuilder, ProcessorBuilder } from './dsl/topology-builder.js';
-export type { TopologyOptions, ProcessingGuarantee, SourceSerdes, BranchSpec, SuccessRoute, OutputView } from './dsl/topology-builder.js';
+export type {
+  TopologyOptions,
+  ProcessingGuarantee,
+  SourceSerdes,
+  BranchSpec,
+  SuccessRoute,
+  MulticastSpec,
+  OutputView,
+} from './dsl/topology-builder.js';
 export { sink } from './dsl/sink.js';
 export type { SinkSpec, SinkOptions } from './dsl/sink.js';
 export { serdes } from './dsl/serdes.js';
@@ -53,6 +61,7 @@ export {
   DeserializationError,
   SerializationError,
   NoMatchingBranchError,
+  ChainStepOutputError,
   LoopGuardError,
   ProducerFencedError,
   DedupStoreError,

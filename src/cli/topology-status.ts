@@ -92,7 +92,7 @@ export async function readTopologyStatus(
       partitions.push({ topic, kind, partition, committed: at, end, lag, memberId: owner.get(taskId({ topic, partition })) ?? null });
     }
   }
-  const dlqTopics = [...new Set(topology.subtopologies.map((s) => s.deadLetter.topic).toArray())];
+  const dlqTopics = [...new Set(topology.subtopologies.toArray().flatMap((s) => s.steps.toArray().map((step) => step.deadLetter.topic)))];
   const deadLetters = await Promise.all(dlqTopics.map((topic) => countDeadLetters(client, admin, topic, throwawayGroup)));
   return {
     applicationId,

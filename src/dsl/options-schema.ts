@@ -150,6 +150,8 @@ export const processOptionsSchema = z
     circuitBreaker: z.unknown().optional(),
     retryBudget: z.unknown().optional(),
     timeoutMs: timerMs('gt0').optional(),
+    dlq: z.unknown().optional(),
+    inputSerdes: z.unknown().optional(),
   })
   .describe('must be an object');
 
@@ -160,6 +162,11 @@ export const branchSchema = z
 
 /** One entry of a success-route list: `{ when, to }`. */
 export const successRouteSchema = z.strictObject({ when: fn('a function (output) => boolean').optional(), to: z.unknown() });
+
+/** A multicast success branch: `{ all: [sink, ...] }`. */
+export const multicastSchema = z.strictObject({
+  all: z.array(z.unknown()).min(1).describe('must be a non-empty list of sinks or topic names'),
+});
 
 /** The options of `sink(topic, options)`. */
 export const sinkOptionsSchema = z.strictObject({

@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import type { backoffSchema, circuitBreakerSchema, JITTERS, RETRY_MODES, retryBudgetSchema, retrySchema } from './options-schema.js';
 import type { ProcessorRecord } from './processor.js';
+import type { SerdeSpec } from './serdes.js';
+import type { SinkSpec } from './sink.js';
 
 export { JITTERS, RETRY_MODES } from './options-schema.js';
 
@@ -111,4 +113,15 @@ export interface ProcessOptions {
    * Default: none.
    */
   readonly timeoutMs?: number;
+  /**
+   * This processor's dead-letter sink: default topic `<application.id>.<processor>.dlq`. The last
+   * (or only) processor may give it here or in `branch({ dlq })`, not both.
+   */
+  readonly dlq?: SinkSpec | string;
+  /**
+   * Chain steps after the first only: the serdes this step's input (the previous step's output) is
+   * written with when a record waits in this step's retry tiers or lands in its DLQ, and read back
+   * with. A bare spec sets the value serde. Default: the source's key serde, value `'json'`.
+   */
+  readonly inputSerdes?: SerdeSpec | { readonly key?: SerdeSpec; readonly value?: SerdeSpec };
 }

@@ -50,6 +50,22 @@ export class NoMatchingBranchError extends WeirError {
 }
 
 /**
+ * A chain step before the last forwarded more than one output: such a step hands at most one
+ * record on to the next step (its return value, or one `ctx.forward()`). Non-retriable: the
+ * record goes to that step's DLQ.
+ */
+export class ChainStepOutputError extends WeirError {
+  readonly retriable = false;
+
+  constructor(processor: string, outputs: number) {
+    super(
+      'WEIR_CHAIN_STEP_OUTPUT',
+      `chain step '${processor}' forwarded ${outputs} outputs; a step before the last hands on at most one (its return value or one ctx.forward())`,
+    );
+  }
+}
+
+/**
  * A record exceeded a loop guard (hop limit or replay limit) and was sent to the DLQ instead
  * of going around again. Non-retriable.
  */

@@ -27,8 +27,13 @@ export interface FailureContext {
   readonly deadLetterTopic: string;
   /** The processor's retry tiers, by tier index (empty in blocking mode). */
   readonly tiers: readonly RetryTierTarget[];
-  /** The record as it was read (from the source or a retry tier). */
+  /**
+   * The record as it was read (from the source or a retry tier) or, at a chain step after the
+   * first, the step's input: the previous step's output, serialized with the step's input serdes.
+   */
   readonly record: InputRecord;
+  /** A chain step after the first: its name (`weir.step` on the copies). */
+  readonly step?: string;
   /** The record's retry history before this attempt. */
   readonly history: RetryHistory;
   readonly now: number;
@@ -46,6 +51,7 @@ function failureInfo(ctx: FailureContext, attempts: number, error: unknown): Fai
     firstFailureMs: ctx.history.firstFailureMs ?? ctx.now,
     lastFailureMs: ctx.now,
     replayCount: ctx.history.replayCount,
+    ...(ctx.step !== undefined ? { step: ctx.step } : {}),
   };
 }
 

@@ -14,6 +14,8 @@ export interface FailureInfo {
   readonly lastFailureMs: number;
   /** Replays from the DLQ so far (kept across hops). */
   readonly replayCount: number;
+  /** A chain step after the first: its name, written as `weir.step` (the record is that step's input). */
+  readonly step?: string;
 }
 
 /**
@@ -47,5 +49,6 @@ export function buildFailureHeaders(
     ...extra,
   };
   if (failure.replayCount > 0) headers[WEIR_HEADERS.replayCount] = String(failure.replayCount);
+  if (failure.step !== undefined) headers[WEIR_HEADERS.step] = failure.step;
   return headers;
 }

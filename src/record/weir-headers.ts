@@ -23,6 +23,12 @@ export const WEIR_HEADERS = Object.freeze({
   replayCount: 'weir.replay.count',
   /** Dead-letter records only: the processor's `retry.maxReplays`, the limit `weir dlq replay` applies. */
   replayMax: 'weir.replay.max',
+  /**
+   * Retry-tier copies and dead letters of a chain step after the first: the step (processor)
+   * whose input the record's key and value are — the previous step's output, written with the
+   * step's `inputSerdes`. Tasks resume such a record at that step.
+   */
+  step: 'weir.step',
   omitted: 'weir.omitted',
   omittedBytes: 'weir.omitted.bytes',
 });

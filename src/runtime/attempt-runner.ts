@@ -12,9 +12,12 @@ import type { SubtopologyView } from './subtopology-view.js';
 import type { Slot } from './task-buffer.js';
 import type { TaskEvents } from './task-events.js';
 
-/** What became of the head record: decided (its outputs join the unit of work), or it waits at the head until `untilMs`. */
+/**
+ * What became of the head record: decided (its outputs join the unit of work; at a chain step
+ * before the last, `next` is the next step's input), or it waits at the head until `untilMs`.
+ */
 export type AttemptStep =
-  | { readonly kind: 'decided'; readonly outputs: readonly OutputRecord[] }
+  | { readonly kind: 'decided'; readonly outputs: readonly OutputRecord[]; readonly next?: PreparedRecord }
   | { readonly kind: 'wait'; readonly untilMs: number; readonly reason: WaitReason };
 
 /** What an {@link AttemptRunner} needs from its task. */
@@ -43,9 +46,12 @@ export interface AttemptRunnerOptions {
 export class AttemptRunner {
   private readonly gate: AttemptGate;
   private readonly setting: AttemptSetting;
+  /** The processor's name on the events of a chain's steps; undefined for a single processor. */
+  private readonly step: string | undefined;
 
   constructor(private readonly options: AttemptRunnerOptions) {
     this.gate = new AttemptGate(options.resilience, options.events);
+    this.step = options.view.sub.steps.size > 1 ? options.view.processorName : undefined;
     this.setting = {
       applicationId: options.applicationId,
       view: options.view,
@@ -53,6 +59,11 @@ export class AttemptRunner {
       random: options.random,
       maxRecordBytes: options.maxRecordBytes,
     };
+  }
+
+  /** The task's clock now, epoch ms. */
+  now(): number {
+    return this.options.clock.now();
   }
 
   /**
@@ -128,7 +139,7 @@ export class AttemptRunner {
     if (heldUntil !== undefined) {
       const kept = { ...history, firstFailureMs: history.firstFailureMs ?? at };
       slot.retry = { history: kept, dueAt: heldUntil, held: true, holds: holds + 1 };
-      events.held(slot.raw, outcome, attempt, at, heldUntil - at, durationMs);
+      events.held(slot.raw, outcome, attempt, at, heldUntil - at, durationMs, this.step);
       return { kind: 'wait', untilMs: heldUntil, reason: 'circuit-open' };
     }
     if (outcome.kind === 'retry-in-place') {
@@ -140,11 +151,13 @@ export class AttemptRunner {
         lastDelayMs: outcome.delayMs,
       };
       slot.retry = { history: next, dueAt, holds };
-      events.outcome(slot.raw, outcome, attempt, at, durationMs);
+      events.outcome(slot.raw, outcome, attempt, at, durationMs, this.step);
       return { kind: 'wait', untilMs: dueAt, reason: 'backoff' };
     }
     if (slot.retry !== undefined) slot.retry = undefined;
-    events.outcome(slot.raw, outcome, attempt, at, durationMs);
+    // A chain step that hands its output on has not decided the record: the step that does reports it.
+    if (outcome.kind === 'success' && outcome.next !== undefined) return { kind: 'decided', outputs: [], next: outcome.next };
+    events.outcome(slot.raw, outcome, attempt, at, durationMs, this.step);
     return { kind: 'decided', outputs: outcome.kind === 'success' ? outcome.outputs : [outcome.output] };
   }
 }

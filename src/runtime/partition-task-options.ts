@@ -3,7 +3,7 @@ import type { CompiledTopology } from '../topology/compiled-topology.js';
 import type { Clock, DedupStore, OffsetCommitter, OffsetReader, RecordProducer, TransactionalProducer } from './ports.js';
 import type { AttemptTracer } from './attempt-tracer.js';
 import type { TaskListener } from './task-listener.js';
-import type { ProcessorResilience } from './processor-resilience.js';
+import type { ResilienceRegistry } from './processor-resilience.js';
 
 /** The output ports of a task, per `processing.guarantee`. */
 export type TaskOutputPorts =
@@ -22,10 +22,10 @@ export interface PartitionTaskOptions {
   /** Uniform [0, 1) source for backoff jitter; default Math.random. */
   readonly random?: Random;
   /**
-   * The processor's circuit breaker and retry budget, shared by its tasks in the process (see
-   * `ResilienceRegistry`); default: the task's own, from the processor's options.
+   * The circuit breakers and retry budgets of the topology's processors, shared by their tasks in
+   * the process (see `ResilienceRegistry`); default: the task's own, from each processor's options.
    */
-  readonly resilience?: ProcessorResilience;
+  readonly resilience?: Pick<ResilienceRegistry, 'forProcessor'>;
   /** Required when the processor has `dedup`. */
   readonly dedupStore?: DedupStore;
   readonly listener?: TaskListener;

@@ -8,8 +8,8 @@ import { DedupGate } from './dedup-gate.js';
 import type { PollResult, WaitReason } from './poll-result.js';
 import { prepareRecord } from './prepared-record.js';
 import { TaskBuffer, type Slot } from './task-buffer.js';
-import { processorResilience } from './processor-resilience.js';
-import { AttemptRunner } from './attempt-runner.js';
+import { processorResilience, type ProcessorResilience } from './processor-resilience.js';
+import { ChainRunner } from './chain-runner.js';
 import { subtopologyView, type SubtopologyView } from './subtopology-view.js';
 import { assertTransition, type TaskState, type TaskStateKind } from './task-state.js';
 import { TaskEvents } from './task-events.js';
@@ -45,8 +45,8 @@ export class PartitionTask {
   private readonly events: TaskEvents;
   /** The processor's dedup policy on a source task; null on retry tiers and without dedup. */
   private readonly dedupPolicy: DedupPolicy | null;
-  /** Attempts head records, past the processor's circuit breaker and retry budget (shared with its other tasks in the process). */
-  private readonly attempts: AttemptRunner;
+  /** Attempts head records through the processor chain, past each processor's circuit breaker and retry budget (shared with its other tasks in the process). */
+  private readonly attempts: ChainRunner;
   private readonly maxPollRecords: number;
   private state: TaskState = { kind: 'running' };
   private readonly buffer: TaskBuffer;
@@ -65,14 +65,26 @@ export class PartitionTask {
     this.topic = topic;
     this.partition = partition;
     this.sub = route.subtopology;
-    this.view = subtopologyView(this.sub);
+    this.view = subtopologyView(this.sub, route.step.index);
     this.commitIntervalMs = topology.commitIntervalMs;
     this.tier = route.tier;
-    this.attempts = new AttemptRunner({
+    const own = new Map<string, ProcessorResilience>();
+    const resilienceOf = (name: string): ProcessorResilience => {
+      const shared = options.resilience?.forProcessor(name);
+      if (shared !== undefined) return shared;
+      let guards = own.get(name);
+      if (guards === undefined) {
+        const node = this.sub.steps.find((s) => s.processor.name === name)!.processor;
+        own.set(name, (guards = processorResilience(node)));
+      }
+      return guards;
+    };
+    this.attempts = new ChainRunner({
       applicationId: topology.applicationId,
-      view: this.view,
+      sub: this.sub,
+      start: route.step.index,
       fromRetryTier: this.tier !== null,
-      resilience: options.resilience ?? processorResilience(this.sub.processor),
+      resilienceOf,
       events: this.events,
       clock: options.clock,
       random: options.random ?? Math.random,
@@ -234,7 +246,15 @@ export class PartitionTask {
   private async prepareWindow(): Promise<boolean> {
     const window: Slot[] = [];
     for (const slot of this.buffer.window(this.maxPollRecords)) {
-      if (slot.prepared === undefined) slot.prepared = prepareRecord(slot.raw, this.view.source, this.dedupPolicy);
+      if (slot.prepared === undefined) {
+        const resume = this.attempts.resumeStep(slot.raw);
+        if (resume === undefined) slot.prepared = prepareRecord(slot.raw, this.view.source, this.dedupPolicy);
+        else {
+          // A dead letter of a later chain step, replayed: it is that step's input (no dedup: its key was confirmed).
+          slot.prepared = prepareRecord(slot.raw, subtopologyView(this.sub, resume).source, null);
+          slot.chain = { step: resume, prepared: slot.prepared };
+        }
+      }
       if (slot.claim === undefined) window.push(slot);
     }
     if (this.dedup === undefined) {

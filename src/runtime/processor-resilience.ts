@@ -35,7 +35,8 @@ export class ResilienceRegistry {
 
   /** @param onTransition called on every circuit-breaker state change (metrics, logs, test history) */
   constructor(topology: CompiledTopology, onTransition?: (t: CircuitTransition) => void) {
-    for (const sub of topology.subtopologies) this.byProcessor.set(sub.processor.name, processorResilience(sub.processor, onTransition));
+    for (const sub of topology.subtopologies)
+      for (const step of sub.steps) this.byProcessor.set(step.processor.name, processorResilience(step.processor, onTransition));
   }
 
   /** The guards of `processor`; `undefined` for a name the topology does not have. */

@@ -11,8 +11,11 @@ export interface RoutingError {
 
 /**
  * Routes a successful attempt's outputs to the success sinks and serializes them. The first
- * sink whose `when` holds takes an output (Kafka Streams' `split()` semantics); outputs keep
- * the input's timestamp and headers (weir's own headers removed), plus their own headers.
+ * sink whose `when` holds takes an output (Kafka Streams' `split()` semantics), or, for a
+ * multicast branch (`success: { all }`), every sink takes a copy of it, serialized with that
+ * sink's serdes (Kafka Streams' repeated `to()`): output by output, sink by sink in branch
+ * order. Outputs keep the input's timestamp and headers (weir's own headers removed), plus their
+ * own headers.
  *
  * @param forwarded what the processor passed to `ctx.forward()`, in order (or undefined)
  * @param returned what the processor returned: one more output with the input's key, unless `undefined`
@@ -30,6 +33,7 @@ export function routeOutputs(
   const count = (forwarded?.length ?? 0) + (returned === undefined ? 0 : 1);
   if (count === 0) return [];
   const baseHeaders = withoutWeirHeaders(raw.headers);
+  if (view.multicast) return multicast(view, raw, baseHeaders, forwarded, record.key, returned);
   const routed: OutputRecord[] = new Array<OutputRecord>(count);
   let n = 0;
   for (const output of forwarded ?? []) {
@@ -41,6 +45,28 @@ export function routeOutputs(
     const out = routeOne(view, raw, record, baseHeaders, record.key, returned, undefined);
     if (!isRecord(out)) return out;
     routed[n] = out;
+  }
+  return routed;
+}
+
+function multicast(
+  view: SubtopologyView,
+  raw: InputRecord,
+  baseHeaders: RecordHeaders,
+  forwarded: readonly ProcessorOutput[] | undefined,
+  inputKey: unknown,
+  returned: unknown,
+): OutputRecord[] | RoutingError {
+  const outputs: ProcessorOutput[] = forwarded === undefined ? [] : [...forwarded];
+  if (returned !== undefined) outputs.push({ key: inputKey, value: returned });
+  const routed: OutputRecord[] = [];
+  for (const output of outputs) {
+    const key = output.key !== undefined ? output.key : inputKey;
+    for (const sink of view.sinks) {
+      const out = serializeTo(sink, raw, baseHeaders, key, output.value, output.headers);
+      if (!isRecord(out)) return out;
+      routed.push(out);
+    }
   }
   return routed;
 }
@@ -69,6 +95,17 @@ function routeOne(
     }
   }
   if (sink === undefined) return { error: new NoMatchingBranchError(view.processorName) };
+  return serializeTo(sink, raw, baseHeaders, key, value, extraHeaders);
+}
+
+function serializeTo(
+  sink: SinkView,
+  raw: InputRecord,
+  baseHeaders: RecordHeaders,
+  key: unknown,
+  value: unknown,
+  extraHeaders: Readonly<Record<string, string>> | undefined,
+): OutputRecord | RoutingError {
   let keyBytes: Buffer | null;
   let valueBytes: Buffer | null;
   try {

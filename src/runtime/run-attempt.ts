@@ -8,6 +8,7 @@ import { AttemptContext, type LateForwardListener } from './attempt-context.js';
 import type { Clock } from './ports.js';
 import type { PreparedRecord } from './prepared-record.js';
 import type { RecordOutcome } from './record-outcome.js';
+import { handOff } from './hand-off.js';
 import { routeOutputs } from './route-outputs.js';
 import type { SubtopologyView } from './subtopology-view.js';
 
@@ -38,14 +39,15 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 }
 
 function failureContext(setting: AttemptSetting, prepared: PreparedRecord, history: RetryHistory): FailureContext {
-  const { sub } = setting.view;
+  const { step } = setting.view;
   return {
     applicationId: setting.applicationId,
-    processor: sub.processor.name,
-    policy: sub.processor.retry,
-    deadLetterTopic: sub.deadLetter.topic,
-    tiers: sub.retryTiers.toArray(),
+    processor: step.processor.name,
+    policy: step.processor.retry,
+    deadLetterTopic: step.deadLetter.topic,
+    tiers: step.retryTiers.toArray(),
     record: prepared.raw,
+    ...(step.index > 0 ? { step: step.processor.name } : {}),
     history,
     now: setting.clock.now(),
     random: setting.random,
@@ -122,6 +124,16 @@ function succeeded(
   returned: unknown,
 ): AttemptResult {
   const attempt = history.attempts + 1;
+  const { next } = setting.view;
+  if (next !== null) {
+    const handed = handOff(setting.view.processorName, next, prepared.raw, prepared.record, ctx.forwarded, returned);
+    if (handed !== null && !('kind' in handed))
+      return { outcome: deadLetterOutcome(failureContext(setting, prepared, history), attempt, handed.error), call: 'success' };
+    return {
+      outcome: handed === null ? { kind: 'success', outputs: [] } : { kind: 'success', outputs: [], next: handed },
+      call: 'success',
+    };
+  }
   let routed: ReturnType<typeof routeOutputs>;
   try {
     routed = routeOutputs(setting.view, prepared.raw, prepared.record, ctx.forwarded, returned);

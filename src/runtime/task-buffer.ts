@@ -21,6 +21,11 @@ export interface Slot {
   };
   /** Its retry is waiting for a retry-budget token (counted once per wait). */
   budgetDelayed?: boolean;
+  /**
+   * A chain's record between steps: it reached step `step`, whose input is `prepared` (the
+   * previous step's output). A retry in place resumes there, never rerunning earlier steps.
+   */
+  chain?: { readonly step: number; readonly prepared: PreparedRecord };
 }
 
 /**

@@ -54,7 +54,14 @@ export class TaskEvents {
   }
 
   /** The fields every record event carries. */
-  private event(raw: InputRecord, outcome: RecordEventOutcome, attempt: number, atMs: number, durationMs: number | undefined): RecordEvent {
+  private event(
+    raw: InputRecord,
+    outcome: RecordEventOutcome,
+    attempt: number,
+    atMs: number,
+    durationMs: number | undefined,
+    processor?: string,
+  ): RecordEvent {
     return {
       task: this.task,
       topic: raw.topic,
@@ -65,17 +72,28 @@ export class TaskEvents {
       atMs,
       timestampMs: raw.timestamp,
       ...(durationMs !== undefined ? { durationMs } : {}),
+      ...(processor !== undefined ? { processor } : {}),
     };
   }
 
-  /** A record's outcome (`'duplicate'`: skipped by dedup), decided at `atMs` by an attempt of `durationMs`. */
-  outcome(raw: InputRecord, outcome: RecordOutcome | 'duplicate', attempt: number, atMs: number, durationMs?: number): void {
+  /**
+   * A record's outcome (`'duplicate'`: skipped by dedup), decided at `atMs` by an attempt of
+   * `durationMs` of `processor` (given for the steps of a chain).
+   */
+  outcome(
+    raw: InputRecord,
+    outcome: RecordOutcome | 'duplicate',
+    attempt: number,
+    atMs: number,
+    durationMs?: number,
+    processor?: string,
+  ): void {
     const name = eventOutcome(outcome);
     const retryTopic = outcome !== 'duplicate' && outcome.kind === 'retry-topic' ? outcome.output.topic : undefined;
     this.count(raw, name, name !== 'retry' || retryTopic !== undefined, durationMs);
     const failed = name !== 'success' && name !== 'duplicate';
     if (this.each === undefined && (!failed || this.failed === undefined)) return;
-    const base = this.event(raw, name, attempt, atMs, durationMs);
+    const base = this.event(raw, name, attempt, atMs, durationMs, processor);
     let event: RecordEvent;
     if (outcome === 'duplicate') event = base;
     else if (outcome.kind === 'success') event = { ...base, outputs: outcome.outputs.length };
@@ -89,12 +107,20 @@ export class TaskEvents {
   }
 
   /** A failed attempt charged to the tripped circuit breaker: the record waits `waitMs` with its attempts unchanged. */
-  held(raw: InputRecord, outcome: RecordOutcome, attempt: number, atMs: number, waitMs: number, durationMs?: number): void {
+  held(
+    raw: InputRecord,
+    outcome: RecordOutcome,
+    attempt: number,
+    atMs: number,
+    waitMs: number,
+    durationMs?: number,
+    processor?: string,
+  ): void {
     if (outcome.kind === 'success') return;
     this.count(raw, 'held', false, durationMs);
     if (this.each === undefined && this.failed === undefined) return;
     const event: RecordEvent = {
-      ...this.event(raw, 'held', attempt, atMs, durationMs),
+      ...this.event(raw, 'held', attempt, atMs, durationMs, processor),
       errorClass: outcome.errorClass,
       errorMessage: errorMessageOf(outcome.error),
       delayMs: waitMs,

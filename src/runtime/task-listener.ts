@@ -18,6 +18,11 @@ export interface RecordEvent {
   readonly outcome: RecordEventOutcome;
   /** The attempt that decided it (1-based; 0 when the processor never ran). */
   readonly attempt: number;
+  /**
+   * Sub-topologies with a processor chain: the step (processor) whose attempt this is — a
+   * record is reported once per step attempt that retries it, holds it or decides it.
+   */
+  readonly processor?: string;
   /** Failures: the error class recorded in `weir.error.class`. */
   readonly errorClass?: string;
   /** Failures: the error message recorded in `weir.error.message`. */

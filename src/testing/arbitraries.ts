@@ -9,6 +9,7 @@ import {
 } from '../dsl/process-options.js';
 import type { ProcessingGuarantee } from '../dsl/topology-builder.js';
 import { resolveRetryPolicy } from '../failure/retry-policy.js';
+import type { ChainPlannedValue } from './chain-plan.js';
 import type { AttemptResult, FailurePlan, PlannedValue } from './failure-plan.js';
 import { FAULT_POINTS, type Fault, type FaultPoint, type FaultSchedule } from './fault-schedule.js';
 import type { TestInput } from './test-records.js';
@@ -91,6 +92,16 @@ function plannedInputs<P = undefined>(options: PlannedInputsOptions<P> = {}): fc
         r.value.payload === undefined ? { id: `r${i}`, plan: r.value.plan } : { id: `r${i}`, plan: r.value.plan, payload: r.value.payload },
     })),
   );
+}
+
+/** Records for a processor chain of `steps`: values `{ id: 'r<index>', plans: { [step]: FailurePlan } }` for `plannedChainStep`. */
+function chainedInputs(
+  steps: readonly string[],
+  options: Omit<TestInputsOptions<unknown>, 'value'> & { readonly plan?: fc.Arbitrary<FailurePlan> } = {},
+): fc.Arbitrary<GeneratedInput<ChainPlannedValue>[]> {
+  const plan = options.plan ?? failurePlan({ maxLength: 4 });
+  const plans = fc.tuple(...steps.map(() => plan)).map((list) => Object.fromEntries(steps.map((s, i) => [s, list[i]!])));
+  return inputs(options, plans).map((records) => records.map((r, i) => ({ ...r, value: { id: `r${i}`, plans: r.value } })));
 }
 
 /** Options of {@link arbitraries.retryOptions}. */
@@ -205,6 +216,7 @@ function retryBudgetOptions(): fc.Arbitrary<RetryBudgetOptions> {
 export const arbitraries = Object.freeze({
   testInputs,
   plannedInputs,
+  chainedInputs,
   failurePlan,
   retryOptions,
   faultSchedule,

@@ -97,7 +97,9 @@ export function exactlyOnce(driver: TopologyTestDriver): void {
     checkOutcome(o, 'forbidden', problems);
     const hops = new Map<string, string[]>();
     for (const copy of o.tierCopies) {
-      const attempt = copy.headers[WEIR_HEADERS.attempts] ?? '?';
+      // Each step of a chain counts its own attempts.
+      const step = copy.headers[WEIR_HEADERS.step] ?? '';
+      const attempt = `${copy.headers[WEIR_HEADERS.attempts] ?? '?'}${step === '' ? '' : ` of '${step}'`}`;
       hops.set(attempt, [...(hops.get(attempt) ?? []), coordinates(copy)]);
     }
     for (const [attempt, copies] of hops)

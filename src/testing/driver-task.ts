@@ -8,7 +8,6 @@ import type { InMemoryKafka } from './in-memory-kafka.js';
 import type { ManualClock } from './manual-clock.js';
 import { taskId, transactionalId } from '../record/task-id.js';
 import type { ResilienceRegistry } from '../runtime/processor-resilience.js';
-import { routeOf } from '../topology/compiled-topology.js';
 
 /** What the driver does with a task next, from its last {@link PollResult} (as the worker's TaskRunner). */
 export type NextStep =
@@ -72,8 +71,6 @@ export class DriverTask {
             offsets: kafka.offsetReader(),
           }
         : { guarantee: 'at_least_once', producer: kafka.producer(), committer: kafka.committer(appId) };
-    const processor = routeOf(topology, this.topic)?.subtopology.processor.name;
-    const resilience = processor === undefined ? undefined : this.ctx.resilience.forProcessor(processor);
     this.task = new PartitionTask({
       topology,
       topic: this.topic,
@@ -85,7 +82,7 @@ export class DriverTask {
       dedupStore: this.ctx.dedupStore,
       listener: this.ctx.listener(this.name),
       ...(this.ctx.maxPollRecords !== undefined ? { maxPollRecords: this.ctx.maxPollRecords } : {}),
-      ...(resilience !== undefined ? { resilience } : {}),
+      resilience: this.ctx.resilience,
     });
     this.next = { kind: 'poll' };
   }

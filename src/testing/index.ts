@@ -31,6 +31,7 @@ export type { Fault, FaultPoint, FaultSchedule } from './fault-schedule.js';
 export { InjectedBrokerError } from './fault-injector.js';
 export type { FiredFault } from './fault-injector.js';
 export { applyFailurePlan, plannedProcessor, expectedOutcome, PlannedFailure, PlannedNonRetriableFailure } from './failure-plan.js';
+export { plannedChainStep, expectedChainOutcome, type ChainPlannedValue, type ExpectedChainOutcome } from './chain-plan.js';
 export type { AttemptResult, FailurePlan, PlannedValue, PlannedResult, ExpectedOutcome } from './failure-plan.js';
 export { arbitraries } from './arbitraries.js';
 export type {

@@ -1,5 +1,6 @@
 import { conservation, dedup, exactlyOnce, followsFailurePlans, type ConservationOptions } from './delivery-invariants.js';
 import type { FailurePlan } from './failure-plan.js';
+import { followsChainPlans } from './chain-invariants.js';
 import { attemptBound, delaysWithinPolicy, headersBounded, perKeyOrder } from './retry-invariants.js';
 import { conservationWithBreaker, noCallWhileBreakerOpen, retriesWithinBudget } from './outage-invariants.js';
 import type { PipedInput } from './test-records.js';
@@ -27,7 +28,7 @@ function all(driver: TopologyTestDriver, options: AllInvariantsOptions = {}): vo
   perKeyOrder(driver);
   if (options.duplicates !== 'allowed') dedup(driver);
   if (driver.topology.processingGuarantee === 'exactly_once') exactlyOnce(driver);
-  const processors = driver.topology.subtopologies.map((sub) => sub.processor);
+  const processors = driver.topology.subtopologies.toArray().flatMap((sub) => sub.steps.toArray().map((step) => step.processor));
   if (processors.some((p) => p.circuitBreaker !== null)) {
     noCallWhileBreakerOpen(driver);
     conservationWithBreaker(driver, options);
@@ -65,6 +66,8 @@ export const invariants = Object.freeze({
   headersBounded,
   /** Every input ended as its failure plan says. */
   followsFailurePlans,
+  /** Processor chains: every input ended as its per-step plans say, no step rerun after it succeeded. */
+  followsChainPlans,
   /** No processor is called while its circuit breaker is open. */
   noCallWhileBreakerOpen,
   /** Retries stay within each processor's retry budget. */

@@ -9,7 +9,7 @@ import type { TopologyTestDriver } from './topology-test-driver.js';
 
 /** The processor of the task that reported an event. */
 const processorOf = (driver: TopologyTestDriver, event: DriverRecordEvent): string | undefined =>
-  driver.catalog.get(event.topic)?.subtopology.processor.name;
+  driver.catalog.stepOf(event.topic, event.processor)?.processor.name;
 
 /** Whether an event stands for a processor call (the processor ran: it reports an attempt ≥ 1). */
 const isCall = (event: DriverRecordEvent): boolean => event.outcome !== 'duplicate' && event.attempt >= 1;
@@ -68,7 +68,7 @@ export function retriesWithinBudget(driver: TopologyTestDriver): void {
   const seen = new Map<string, Array<{ slot: number; retry: boolean }>>();
   for (const event of driver.history.records) {
     const processor = processorOf(driver, event);
-    const policy = driver.catalog.get(event.topic)?.subtopology.processor.retryBudget;
+    const policy = driver.catalog.stepOf(event.topic, event.processor)?.processor.retryBudget;
     if (processor === undefined || policy == null || !isCall(event) || event.zombie) continue;
     const calls = seen.get(processor) ?? [];
     seen.set(processor, calls);

@@ -8,8 +8,9 @@ import { TEST_INPUT_HEADER, coordinates, describeInput, toTestOutput, type Piped
 import type { TopologyTestDriver } from './topology-test-driver.js';
 import { taskId } from '../record/task-id.js';
 
-const policyOf = (driver: TopologyTestDriver, topic: string): RetryPolicy | undefined =>
-  driver.catalog.get(topic)?.subtopology.processor.retry;
+/** The retry policy of the step an event (or a copy, by its `weir.processor`) belongs to. */
+const policyOf = (driver: TopologyTestDriver, topic: string, processor?: string): RetryPolicy | undefined =>
+  driver.catalog.stepOf(topic, processor)?.processor.retry;
 
 /**
  * Attempt bound: no record is attempted more than its processor's `retry.maxAttempts` times —
@@ -20,11 +21,11 @@ const policyOf = (driver: TopologyTestDriver, topic: string): RetryPolicy | unde
 export function attemptBound(driver: TopologyTestDriver): void {
   const problems = new ProblemList('attempt-bound');
   for (const event of driver.history.records) {
-    const max = policyOf(driver, event.topic)?.maxAttempts;
+    const max = policyOf(driver, event.topic, event.processor)?.maxAttempts;
     if (max !== undefined && event.attempt > max) problems.add(`${describeEvent(event)}: attempt ${event.attempt} > maxAttempts ${max}`);
   }
   for (const dl of driver.deadLetters({ isolation: 'read_uncommitted' })) {
-    const max = policyOf(driver, dl.original.topic)?.maxAttempts;
+    const max = policyOf(driver, dl.original.topic, dl.processor)?.maxAttempts;
     if (max !== undefined && !(dl.attempts <= max))
       problems.add(
         `dead letter ${coordinates(dl)} (from ${coordinates(dl.original)}) says weir.attempts ${dl.attempts} > maxAttempts ${max}`,
@@ -60,7 +61,7 @@ export function delaysWithinPolicy(driver: TopologyTestDriver): void {
   const index = new RunIndex(driver);
   const events = driver.history.records;
   events.forEach((event, i) => {
-    const policy = policyOf(driver, event.topic);
+    const policy = policyOf(driver, event.topic, event.processor);
     if (policy === undefined) return;
     if (event.outcome === 'retry') {
       const problem = event.delayMs === undefined ? 'no delay reported' : delayProblem(policy, event.attempt, event.delayMs);
@@ -68,7 +69,9 @@ export function delaysWithinPolicy(driver: TopologyTestDriver): void {
       if (policy.mode === 'blocking' && event.delayMs !== undefined) {
         // The record's next event in this task incarnation; a re-run after an aborted
         // transaction starts again at attempt 1 (and is not a retry).
-        const next = events.slice(i + 1).find((e) => e.instance === event.instance && e.offset === event.offset);
+        const next = events
+          .slice(i + 1)
+          .find((e) => e.instance === event.instance && e.offset === event.offset && e.processor === event.processor);
         if (next && next.attempt === event.attempt + 1 && next.atMs < event.atMs + event.delayMs)
           problems.add(
             `${describeEvent(next)} came ${event.atMs + event.delayMs - next.atMs} ms before its backoff of ${event.delayMs} ms was over`,
@@ -83,7 +86,7 @@ export function delaysWithinPolicy(driver: TopologyTestDriver): void {
     }
   });
   for (const info of driver.catalog.withRole('retry-tier')) {
-    const policy = info.subtopology.processor.retry;
+    const policy = info.step.processor.retry;
     for (const copy of driver.readOutput(info.topic, { isolation: 'read_uncommitted' })) {
       const due = numberHeader(copy, WEIR_HEADERS.retryDueMs);
       const failed = numberHeader(copy, WEIR_HEADERS.lastFailureMs);
@@ -133,7 +136,7 @@ export function perKeyOrder(driver: TopologyTestDriver): void {
     );
   };
   for (const info of driver.catalog.withRole('sink')) {
-    if (info.subtopology.processor.retry.mode !== 'blocking') continue;
+    if (info.subtopology.steps.some((step) => step.processor.retry.mode !== 'blocking')) continue;
     const last = new Map<string, { input: PipedInput; output: TestOutput; stretches: number }>();
     for (const output of driver.readOutput(info.topic)) {
       const input = output.input === undefined ? undefined : driver.inputs[output.input];
@@ -190,7 +193,8 @@ export function headersBounded(driver: TopologyTestDriver): void {
       problems.add(`${where}: '${WEIR_HEADERS.retryPath}' has ${path.split('>').length} hops, more than ${RETRY_PATH_KEEP}`);
     if (weirBytes > WEIR_HEADER_BUDGET_BYTES)
       problems.add(`${where}: weir headers take ${weirBytes} bytes, over ${WEIR_HEADER_BUDGET_BYTES}`);
-    if (input !== undefined) {
+    // A chain step's copy carries its input's headers: an earlier step may have added some.
+    if (input !== undefined && copy.headers[WEIR_HEADERS.step] === undefined) {
       const own = Object.keys(copy.headers).filter((n) => !n.startsWith(WEIR_HEADER_PREFIX) && n !== TEST_INPUT_HEADER);
       const changed = own.filter((n) => copy.headers[n] !== input.headers[n]);
       const missing = Object.keys(input.headers).filter((n) => !n.startsWith(WEIR_HEADER_PREFIX) && copy.headers[n] === undefined);

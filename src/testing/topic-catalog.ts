@@ -1,4 +1,4 @@
-import type { CompiledTopology, Subtopology } from '../topology/compiled-topology.js';
+import type { ChainStep, CompiledTopology, Subtopology } from '../topology/compiled-topology.js';
 import type { TopicSerdes } from './test-records.js';
 import { TestDriverError } from '../errors.js';
 
@@ -13,6 +13,11 @@ export interface TopicInfo {
   /** Serdes to read the topic's records with (the sink's, else the source's). */
   readonly serdes: TopicSerdes;
   readonly subtopology: Subtopology;
+  /**
+   * The chain step the topic belongs to: a source, its first step; a retry tier or DLQ, the step
+   * whose tier or DLQ it is; a sink, the last step.
+   */
+  readonly step: ChainStep;
 }
 
 /**
@@ -44,16 +49,18 @@ export class TopicCatalog {
           );
       }
     }
+    const inputSerdes = (step: ChainStep): TopicSerdes => ({ key: step.inputKeySerde, value: step.inputValueSerde });
     for (const sub of sources) {
       const n = countOf(sub.source.topic);
-      const sourceSerdes = { key: sub.source.keySerde, value: sub.source.valueSerde };
-      this.add({ topic: sub.source.topic, role: 'source', partitions: n, serdes: sourceSerdes, subtopology: sub });
-      for (const tier of sub.retryTiers)
-        this.add({ topic: tier.topic, role: 'retry-tier', partitions: n, serdes: sourceSerdes, subtopology: sub });
+      const first = sub.steps.get(0)!;
+      this.add({ topic: sub.source.topic, role: 'source', partitions: n, serdes: inputSerdes(first), subtopology: sub, step: first });
+      for (const step of sub.steps)
+        for (const tier of step.retryTiers)
+          this.add({ topic: tier.topic, role: 'retry-tier', partitions: n, serdes: inputSerdes(step), subtopology: sub, step });
     }
     for (const sub of sources) {
       const n = countOf(sub.source.topic);
-      const sourceSerdes = { key: sub.source.keySerde, value: sub.source.valueSerde };
+      const last = sub.steps.get(-1)!;
       for (const s of sub.sinks)
         this.add({
           topic: s.topic,
@@ -61,14 +68,17 @@ export class TopicCatalog {
           partitions: s.partitions ?? n,
           serdes: { key: s.keySerde, value: s.valueSerde },
           subtopology: sub,
+          step: last,
         });
-      this.add({
-        topic: sub.deadLetter.topic,
-        role: 'dead-letter',
-        partitions: sub.deadLetter.partitions ?? n,
-        serdes: sourceSerdes,
-        subtopology: sub,
-      });
+      for (const step of sub.steps)
+        this.add({
+          topic: step.deadLetter.topic,
+          role: 'dead-letter',
+          partitions: step.deadLetter.partitions ?? n,
+          serdes: inputSerdes(step),
+          subtopology: sub,
+          step,
+        });
     }
   }
 
@@ -83,6 +93,17 @@ export class TopicCatalog {
 
   get(topic: string): TopicInfo | undefined {
     return this.topics.get(topic);
+  }
+
+  /**
+   * The chain step of an event or a copy: the step named `processor` in the sub-topology of
+   * `topic`, else the topic's own step (see {@link TopicInfo.step}).
+   */
+  stepOf(topic: string, processor?: string): ChainStep | undefined {
+    const info = this.topics.get(topic);
+    if (info === undefined) return undefined;
+    if (processor === undefined || processor === '') return info.step;
+    return info.subtopology.steps.find((s) => s.processor.name === processor) ?? info.step;
   }
 
   /** Topics with a role, in topology order. */

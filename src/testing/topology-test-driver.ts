@@ -193,7 +193,7 @@ export class TopologyTestDriver {
   ): DeadLetter<K, V>[] {
     return this.catalog
       .withRole('dead-letter')
-      .filter((t) => options.processor === undefined || t.subtopology.processor.name === options.processor)
+      .filter((t) => options.processor === undefined || t.step.processor.name === options.processor)
       .flatMap((t) =>
         this.kafka.readAll(t.topic, options.isolation ?? 'read_committed').map((r) => toDeadLetter(r, t.serdes) as DeadLetter<K, V>),
       );

@@ -67,7 +67,7 @@ describe('compile: process and branch options (errors name the node, the option 
 
   it('unknown option names (typos), instead of silently using defaults', () => {
     expect(problemOf(one({ retyr: { maxAttempts: 5 } } as never)).message).toMatch(
-      /node 'p': unknown option 'retyr' in the process options \(known: retry, classify, dedup, circuitBreaker, retryBudget, timeoutMs\)/,
+      /node 'p': unknown option 'retyr' in the process options \(known: retry, classify, dedup, circuitBreaker, retryBudget, timeoutMs, dlq, inputSerdes\)/,
     );
     expect(problemOf(one({ retry: { maxAttempt: 5 } as never })).message).toMatch(
       /unknown option 'maxAttempt' in retry \(known: maxAttempts, backoff/,

@@ -99,31 +99,34 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
 
   const routes = new Map<string, TopicRoute>();
   for (const sub of subtopologies) {
-    routes.set(sub.source.topic, makeTopicRoute({ subtopologyId: sub.id, tier: null }));
+    routes.set(sub.source.topic, makeTopicRoute({ subtopologyId: sub.id, step: 0, tier: null }));
   }
   for (const sub of subtopologies) {
-    for (const tier of sub.retryTiers) {
-      if (routes.has(tier.topic)) throw new TopologyError(sub.processor.name, `retry tier topic '${tier.topic}' is also a source topic`);
-      routes.set(tier.topic, makeTopicRoute({ subtopologyId: sub.id, tier: tier.index }));
+    for (const step of sub.steps) {
+      for (const tier of step.retryTiers) {
+        if (routes.has(tier.topic)) throw new TopologyError(step.processor.name, `retry tier topic '${tier.topic}' is also a source topic`);
+        routes.set(tier.topic, makeTopicRoute({ subtopologyId: sub.id, step: step.index, tier: tier.index }));
+      }
     }
   }
   // A retry tier's topic is weir's own: a sink or DLQ writing into one (its processor's or
   // another's) would feed the tier records without retry headers, which it processes and writes
   // back — a loop that grows without end.
-  const tierOwners = new Map(
-    subtopologies.flatMap((sub) => sub.retryTiers.toArray().map((tier) => [tier.topic, sub.processor.name] as const)),
-  );
+  const steps = subtopologies.flatMap((sub) => sub.steps.toArray());
+  const tierOwners = new Map(steps.flatMap((step) => step.retryTiers.toArray().map((tier) => [tier.topic, step.processor.name] as const)));
   for (const sub of subtopologies) {
-    const outputs = [...sub.sinks.map((sink) => ({ node: sink.name, what: 'sink' })), { node: sub.deadLetter.name, what: 'dead-letter' }];
-    const topics = [...sub.sinks.map((sink) => sink.topic), sub.deadLetter.topic];
-    topics.forEach((topic, i) => {
+    const outputs = [
+      ...sub.sinks.map((sink) => ({ node: sink.name, what: 'sink', topic: sink.topic })),
+      ...sub.steps.map((step) => ({ node: step.deadLetter.name, what: 'dead-letter', topic: step.deadLetter.topic })),
+    ];
+    for (const { node, what, topic } of outputs) {
       const owner = tierOwners.get(topic);
       if (owner !== undefined)
         throw new TopologyError(
-          outputs[i]!.node,
-          `${outputs[i]!.what} topic '${topic}' is a retry tier topic of processor '${owner}': weir writes its retry tiers itself (a sink there would loop)`,
+          node,
+          `${what} topic '${topic}' is a retry tier topic of processor '${owner}': weir writes its retry tiers itself (a sink there would loop)`,
         );
-    });
+    }
   }
   const loop = findTopicLoop(subtopologies);
   if (loop !== undefined) {

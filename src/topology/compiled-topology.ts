@@ -72,20 +72,51 @@ export interface RetryTierProps {
 }
 export type RetryTier = RecordOf<RetryTierProps>;
 
-/** One source → processor → branches chain. */
+/**
+ * How outputs reach the success sinks: `'first-match'`, the first sink whose `when` holds takes
+ * an output (Kafka Streams' `split()`); `'all'`, every sink takes a copy of every output
+ * (multicast, Kafka Streams' repeated `to()`).
+ */
+export type SuccessRouting = 'first-match' | 'all';
+
+/**
+ * One step of a processor chain (`.process(a).process(b)`): the processor with its own dead-letter
+ * sink and retry tiers, and the serdes its input is written with when a record waits in one of
+ * its tiers or lands in its DLQ (the first step: the source's serdes).
+ */
+export interface ChainStepProps {
+  /** 0-based position in the chain. */
+  index: number;
+  processor: ProcessorNode;
+  deadLetter: DeadLetterNode;
+  retryTiers: List<RetryTier>;
+  inputKeySerde: Serde<any>;
+  inputValueSerde: Serde<any>;
+}
+export type ChainStep = RecordOf<ChainStepProps>;
+
+/**
+ * One source → processor chain → branches sub-topology. `steps` is the chain, in order (one
+ * step for a single processor); `processor`, `deadLetter` and `retryTiers` are its first step's.
+ * The success branch (`sinks`) takes the last step's outputs.
+ */
 export interface SubtopologyProps {
   id: number;
   source: SourceNode;
   processor: ProcessorNode;
   sinks: List<SinkNode>;
+  successRouting: SuccessRouting;
   deadLetter: DeadLetterNode;
   retryTiers: List<RetryTier>;
+  steps: List<ChainStep>;
 }
 export type Subtopology = RecordOf<SubtopologyProps>;
 
-/** How a consumed topic maps to the topology: its sub-topology and, for a tier topic, the tier. */
+/** How a consumed topic maps to the topology: its sub-topology, the chain step it starts at and, for a tier topic, the tier. */
 export interface TopicRouteProps {
   subtopologyId: number;
+  /** The chain step records of this topic start at: 0 for the source, the tier's step for a tier topic. */
+  step: number;
   tier: number | null;
 }
 export type TopicRoute = RecordOf<TopicRouteProps>;
@@ -128,18 +159,31 @@ export const makeSinkNode = Record<SinkNodeProps>(
 );
 export const makeDeadLetterNode = Record<DeadLetterNodeProps>({ name: '', topic: '', partitions: null }, 'DeadLetterNode');
 export const makeRetryTier = Record<RetryTierProps>({ index: 0, topic: '', delayMs: 0 }, 'RetryTier');
+export const makeChainStep = Record<ChainStepProps>(
+  {
+    index: 0,
+    processor: makeProcessorNode(),
+    deadLetter: makeDeadLetterNode(),
+    retryTiers: List<RetryTier>(),
+    inputKeySerde: placeholderSerde,
+    inputValueSerde: placeholderSerde,
+  },
+  'ChainStep',
+);
 export const makeSubtopology = Record<SubtopologyProps>(
   {
     id: 0,
     source: makeSourceNode(),
     processor: makeProcessorNode(),
     sinks: List<SinkNode>(),
+    successRouting: 'first-match',
     deadLetter: makeDeadLetterNode(),
     retryTiers: List<RetryTier>(),
+    steps: List<ChainStep>(),
   },
   'Subtopology',
 );
-export const makeTopicRoute = Record<TopicRouteProps>({ subtopologyId: 0, tier: null }, 'TopicRoute');
+export const makeTopicRoute = Record<TopicRouteProps>({ subtopologyId: 0, step: 0, tier: null }, 'TopicRoute');
 export const makeCompiledTopology = Record<CompiledTopologyProps>(
   {
     applicationId: '',
@@ -168,18 +212,32 @@ export function producedTopics(topology: CompiledTopology): Array<{ topic: strin
   for (const sub of topology.subtopologies) {
     const src = sub.source.topic;
     for (const s of sub.sinks) add(s.topic, s.partitions, src);
-    add(sub.deadLetter.topic, sub.deadLetter.partitions, src);
-    for (const t of sub.retryTiers) add(t.topic, null, src);
+    for (const step of sub.steps) {
+      add(step.deadLetter.topic, step.deadLetter.partitions, src);
+      for (const t of step.retryTiers) add(t.topic, null, src);
+    }
   }
   return out;
 }
 
-/** The sub-topology of a consumed topic and its tier (null for a source topic), if any. */
-export function routeOf(topology: CompiledTopology, topic: string): { subtopology: Subtopology; tier: RetryTier | null } | undefined {
+/**
+ * The sub-topology of a consumed topic, the chain step its records start at (the source: the
+ * first; a tier: its step) and its tier (null for a source topic), if any.
+ */
+export function routeOf(
+  topology: CompiledTopology,
+  topic: string,
+): { subtopology: Subtopology; step: ChainStep; tier: RetryTier | null } | undefined {
   const route = topology.topicRoutes.get(topic);
   if (route === undefined) return undefined;
   const subtopology = topology.subtopologies.get(route.subtopologyId);
-  if (subtopology === undefined) return undefined;
-  const tier = route.tier === null ? null : (subtopology.retryTiers.get(route.tier) ?? null);
-  return { subtopology, tier };
+  const step = subtopology?.steps.get(route.step);
+  if (subtopology === undefined || step === undefined) return undefined;
+  const tier = route.tier === null ? null : (step.retryTiers.get(route.tier) ?? null);
+  return { subtopology, step, tier };
+}
+
+/** Every processor of a topology: each step of each sub-topology's chain, in order. */
+export function chainSteps(topology: CompiledTopology): ChainStep[] {
+  return topology.subtopologies.toArray().flatMap((sub) => sub.steps.toArray());
 }

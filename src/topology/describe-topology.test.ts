@@ -156,3 +156,36 @@ describe('describe with a very large maxAttempts', () => {
     expect(worst).toMatch(/about \d+ days/);
   });
 });
+
+describe('describeTopology: multicast (success: { all })', () => {
+  const fanOut = compile(
+    topology('shop')
+      .source('orders', 'json')
+      .process('enrich', (r) => r.value)
+      .branch({ success: { all: [sink('orders.audit'), sink('orders.enriched')] } }),
+  );
+
+  it('JSON marks each multicast sink and success edge', () => {
+    const [sub] = topologyDescription(fanOut).subtopologies;
+    expect(sub!.nodes.filter((n) => n.type === 'sink').map((n) => [n.topic, n.multicast])).toEqual([
+      ['orders.audit', true],
+      ['orders.enriched', true],
+    ]);
+    expect(sub!.edges.filter((e) => e.kind === 'success')).toEqual([
+      { from: 'enrich', to: 'enrich-to-orders.audit', kind: 'success', multicast: true },
+      { from: 'enrich', to: 'enrich-to-orders.enriched', kind: 'success', multicast: true },
+    ]);
+    const [firstMatch] = topologyDescription(payments({})).subtopologies;
+    expect(firstMatch!.edges.find((e) => e.kind === 'success')).not.toHaveProperty('multicast');
+  });
+
+  it('text and Mermaid draw an edge to every sink, marked as multicast', () => {
+    const text = describeTopology(fanOut, 'text');
+    expect(text).toContain('Sink: enrich-to-orders.audit (topic: orders.audit, multicast: every output)');
+    expect(text).toContain('--> enrich-to-orders.audit (success, all), enrich-to-orders.enriched (success, all), enrich (retry in place');
+    const mermaid = describeTopology(fanOut, 'mermaid');
+    expect(mermaid).toContain('s0n1 ==>|"success (all)"| s0n2');
+    expect(mermaid).toContain('s0n1 ==>|"success (all)"| s0n3');
+    expect(describeTopology(payments({}), 'mermaid')).toContain('s0n1 -->|success| s0n2');
+  });
+});

@@ -106,7 +106,6 @@ export class TaskFactory {
           : this.outputPorts(producer, hooks.committer);
       const processor = routeOf(topology, tp.topic)?.subtopology.processor.name;
       const dedupStore = processor === undefined ? undefined : this.options.dedupStores.forProcessor(processor);
-      const resilience = processor === undefined ? undefined : this.options.resilience.forProcessor(processor);
       const task = new PartitionTask({
         topology,
         topic: tp.topic,
@@ -117,7 +116,7 @@ export class TaskFactory {
         listener: this.options.listener,
         maxRecordBytes: config.maxRecordBytes,
         ...(dedupStore ? { dedupStore } : {}),
-        ...(resilience ? { resilience } : {}),
+        resilience: this.options.resilience,
         ...(this.options.tracer ? { tracer: this.options.tracer } : {}),
       });
       if (producer) this.producers.add(producer);

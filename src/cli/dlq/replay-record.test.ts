@@ -125,4 +125,9 @@ describe('replayHeaders', () => {
     const headers = replayHeaders({ a: ['1', '2'], 'weir.retry.due.ms': '5', 'weir.original.topic': 't', 'weir.replay.count': '1' }, 2);
     expect(headers).toEqual({ a: ['1', '2'], 'weir.original.topic': 't', 'weir.replay.count': '2' });
   });
+
+  it('keeps weir.step: a dead letter of a later chain step resumes at that step when replayed', () => {
+    const headers = replayHeaders({ 'weir.step': 'enrich', 'weir.processor': 'enrich', 'weir.attempts': '3' }, 1);
+    expect(headers).toEqual({ 'weir.step': 'enrich', 'weir.replay.count': '1' });
+  });
 });

@@ -44,15 +44,16 @@ export function replayLimitOf(record: InputRecord, override?: number): number {
 }
 
 /**
- * The headers of a replayed record: the user's headers and weir's `weir.original.*` headers
- * kept, every other `weir.*` header dropped (attempts, errors and retry state start again),
- * and `weir.replay.count` set to `replayCount`.
+ * The headers of a replayed record: the user's headers, weir's `weir.original.*` headers and
+ * `weir.step` (a dead letter of a chain step after the first: the step it resumes at) kept,
+ * every other `weir.*` header dropped (attempts, errors and retry state start again), and
+ * `weir.replay.count` set to `replayCount`.
  */
 export function replayHeaders(headers: RecordHeaders, replayCount: number): RecordHeaders {
   const out: RecordHeaders = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    if (name.startsWith(WEIR_HEADER_PREFIX) && !name.startsWith(WEIR_ORIGINAL_PREFIX)) continue;
+    if (name.startsWith(WEIR_HEADER_PREFIX) && !name.startsWith(WEIR_ORIGINAL_PREFIX) && name !== WEIR_HEADERS.step) continue;
     out[name] = value;
   }
   out[WEIR_HEADERS.replayCount] = String(replayCount);
