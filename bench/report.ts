@@ -1,7 +1,8 @@
 /**
  * The result table of one workload: per contestant the median and min–max over the repetitions
  * of records/s, CPU µs per record and peak RSS, and the per-repetition ratios to the baseline
- * row (Kafka Streams at_least_once, 1 thread), summarised the same way.
+ * row (Kafka Streams at_least_once, 1 thread), summarised the same way; and tables of ratios to
+ * other rows (a weir build at another commit, Kafka Streams exactly_once_v2).
  */
 import type { Measurement } from './bench-tools.js';
 import type { Contestant } from './contestants.js';
@@ -99,14 +100,35 @@ export function renderTable(rows: readonly RowResult[], records: number, base: {
  * per record and peak RSS, summarised as median (min–max). Empty when there is no such pair.
  */
 export function renderBaselineTable(rows: readonly RowResult[], rev: string): string {
-  const lines = [`| contestant | records/s now / ${rev} | CPU µs/record now / ${rev} | peak RSS now / ${rev} |`, '|---|---|---|---|'];
-  for (const then of rows) {
+  const pairs = rows.flatMap((then) => {
     const now = rows.find((r) => r.contestant.id === then.contestant.baselineOf);
-    if (now === undefined) continue;
+    return now === undefined ? [] : [[now, then] as const];
+  });
+  return ratioTable(pairs, `now / ${rev}`);
+}
+
+/**
+ * Every other row of `base`'s guarantee against `base` (e.g. each exactly_once row against
+ * Kafka Streams exactly_once_v2 in a table whose ratios are to at_least_once): per-repetition
+ * ratios of records/s, CPU µs per record and peak RSS, summarised as median (min–max). Empty
+ * when `base` is not among the rows or no other row has its guarantee.
+ */
+export function renderVersusTable(rows: readonly RowResult[], base: { readonly id: string; readonly label: string }): string {
+  const then = rows.find((r) => r.contestant.id === base.id);
+  if (then === undefined) return '';
+  const pairs = rows.filter((r) => r !== then && r.contestant.guarantee === then.contestant.guarantee).map((now) => [now, then] as const);
+  return ratioTable(pairs, `vs ${base.label}`);
+}
+
+/** One line per pair: the per-repetition ratios `now` / `then`; '' without pairs. */
+function ratioTable(pairs: ReadonlyArray<readonly [now: RowResult, then: RowResult]>, versus: string): string {
+  if (pairs.length === 0) return '';
+  const lines = [`| contestant | records/s ${versus} | CPU µs/record ${versus} | peak RSS ${versus} |`, '|---|---|---|---|'];
+  for (const [now, then] of pairs) {
     const ratio = (pick: (m: Measurement) => number): string => spread(ratios(now, then, pick), 2);
     lines.push(
       `| ${now.contestant.name} | ${ratio((m) => m.recordsPerSecond)} | ${ratio((m) => m.cpuMicrosPerRecord)} | ${ratio((m) => m.peakRssBytes)} |`,
     );
   }
-  return lines.length === 2 ? '' : lines.join('\n');
+  return lines.join('\n');
 }

@@ -12,7 +12,8 @@
  * CPU µs per record (user + system time of the process over the timed window) and peak RSS
  * (VmHWM) as median (min–max), and their per-repetition ratios to the workload's baseline
  * (Kafka Streams at_least_once with 1 thread; for the scaling tables Kafka Streams
- * exactly_once_v2); contestants this machine or this weir build cannot run are "skipped: <reason>".
+ * exactly_once_v2), and under the 6-partition tables the exactly_once rows' ratios to Kafka
+ * Streams exactly_once_v2; contestants this machine or this weir build cannot run are "skipped: <reason>".
  * The tables go into bench/README.md with the date and the machine.
  *
  * Environment: BENCH_RECORDS, BENCH_REPS, BENCH_ONLY (comma-separated words; runs the
@@ -39,7 +40,7 @@ import { prepareBaseline } from './baseline.js';
 import { machineDescription, writeBenchSection } from './bench-tools.js';
 import type { Contestant, Prerequisites } from './contestants.js';
 import { buildKafkaStreams, KAFKA_STREAMS_HEAP } from './kafka-streams.js';
-import { renderBaselineTable, renderTable, type RowResult, type RunOutcome } from './report.js';
+import { renderBaselineTable, renderTable, renderVersusTable, type RowResult, type RunOutcome } from './report.js';
 import { runOnce } from './run-once.js';
 import { highWatermarkSum } from './sink-progress.js';
 import { weirFeatures } from './weir-features.js';
@@ -163,12 +164,16 @@ async function main(): Promise<void> {
     const input = inputs.get(workload.id)!;
     const results = [...rows.get(workload.id)!.values()];
     const versus = baseline === undefined ? '' : renderBaselineTable(results, baseline.rev);
+    const second = workload.versus === undefined ? '' : renderVersusTable(results, workload.versus);
     const table = [
       `Measured ${new Date().toISOString().slice(0, 10)} on ${machineDescription()}; Kafka broker on the same machine, shared with other work (${load}).`,
       `${input.records} records of ${workload.recordBytes} B over ${workload.partitions} partitions; ${reps} repetition(s), interleaved, order rotated per repetition; median (min–max). Kafka Streams 4.4.0 JVM with -Xmx${KAFKA_STREAMS_HEAP}.`,
       ...(baseline === undefined ? [] : [`weir@${baseline.rev}: weir as built at commit ${baseline.rev} (${baseline.subject}).`]),
       '',
       renderTable(results, input.records, workload.baseline),
+      ...(second === ''
+        ? []
+        : ['', `The same run's rows of that guarantee against ${workload.versus!.label}, per repetition:`, '', second]),
       ...(versus === '' ? [] : ['', `weir now against weir@${baseline!.rev}, per repetition:`, '', versus]),
     ].join('\n');
     console.log(`\n### ${workload.title}\n\n${table}\n`);

@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../errors.js';
 import { CLIENT_FEATURES } from '../kafka/kafka-client.js';
-import { createKafkaClient, librdkafkaMissing } from './kafka-clients.js';
+import { createKafkaClient, librdkafkaMissing, librdkafkaProblem } from './kafka-clients.js';
 
 const options = { brokers: ['127.0.0.1:9092'], clientId: 'weir-test', logger: pino({ level: 'silent' }) };
 
@@ -32,5 +32,12 @@ describe('createKafkaClient', () => {
     expect(missing.message).toMatch(/WEIR_KAFKA_CLIENT/);
     const broken = librdkafkaMissing(new Error('libssl.so.3: cannot open shared object file\n  at Module._extensions'));
     expect(broken.message).toMatch(/does not load \(libssl\.so\.3: cannot open shared object file\)/);
+  });
+
+  it('librdkafkaProblem agrees with createKafkaClient: undefined where librdkafka loads, else the reason --client reports', async () => {
+    const problem = await librdkafkaProblem();
+    const client = await createKafkaClient('librdkafka', options).catch((error: unknown) => error);
+    if (problem === undefined) expect(client).toMatchObject({ name: 'librdkafka' });
+    else expect((client as ConfigError).message).toContain(`but ${problem};`);
   });
 });

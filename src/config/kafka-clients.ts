@@ -32,17 +32,36 @@ export async function createKafkaClient(name: KafkaClientName, options: KafkaCli
   }
 }
 
+/**
+ * Whether the librdkafka client can run here: its native module is loaded (into this process,
+ * as `createKafkaClient('librdkafka', …)` loads it) without making a client.
+ *
+ * @returns undefined when it loads, else why not, as `--client librdkafka` would report it
+ *   (`@confluentinc/kafka-javascript is not installed`, or `… does not load (<the loader's error>)`)
+ */
+export async function librdkafkaProblem(): Promise<string | undefined> {
+  try {
+    const { loadLibrdkafka } = await import('../librdkafka/librdkafka-native.js');
+    loadLibrdkafka();
+    return undefined;
+  } catch (error) {
+    return whyNotLoaded(error);
+  }
+}
+
 /** The ConfigError of a librdkafka client that cannot be loaded: why, and how to install it. */
 export function librdkafkaMissing(error: unknown): ConfigError {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  const reason =
-    code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND'
-      ? '@confluentinc/kafka-javascript is not installed'
-      : `@confluentinc/kafka-javascript does not load (${firstLine(error)})`;
   return new ConfigError(
     '--client',
-    `librdkafka (also WEIR_KAFKA_CLIENT) needs its native client, but ${reason}; ${LIBRDKAFKA_INSTALL_HINT}`,
+    `librdkafka (also WEIR_KAFKA_CLIENT) needs its native client, but ${whyNotLoaded(error)}; ${LIBRDKAFKA_INSTALL_HINT}`,
   );
+}
+
+function whyNotLoaded(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND'
+    ? '@confluentinc/kafka-javascript is not installed'
+    : `@confluentinc/kafka-javascript does not load (${firstLine(error)})`;
 }
 
 function firstLine(error: unknown): string {

@@ -6,12 +6,13 @@ import { MetricsServer } from '../observability/metrics-server.js';
 import { WorkerMetrics } from '../observability/worker-metrics.js';
 import type { CompileOverrides } from '../topology/compile.js';
 import type { CompiledTopology } from '../topology/compiled-topology.js';
+import { warnExactlyOncePartitions } from './exactly-once-partition-warning.js';
 import { assertProcessTransition, type ProcessState } from './process-state.js';
 import { processThreads, type ProcessThreads } from './process-threads.js';
 import { EXIT, exitCodeOf } from './report-error.js';
 import type { StopSignals } from './stop-signals.js';
 import { StreamThreadsStartError } from './stream-threads-start-error.js';
-import { capThreads } from './thread-cap.js';
+import { capThreads, countMaxTasks } from './thread-cap.js';
 import { withinTimeout } from './within-timeout.js';
 
 /** Options of {@link StreamProcess}: what `weir run` loaded and validated. */
@@ -109,8 +110,12 @@ export class StreamProcess {
     const sink = createLogSink();
     const logger = pino(loggerOptions(this.options.config.logLevel, logContext), sink);
     this.logger = logger;
+    // The application's partitions, counted once if the cap or the warning asks for them.
+    let counted: Promise<number | undefined> | undefined;
+    const partitions = (): Promise<number | undefined> => (counted ??= countMaxTasks(topology, this.options.config, logger));
     // --threads above the application's partitions is capped (a stop signal meanwhile is kept).
-    const config = await capThreads(topology, this.options.config, logger);
+    const config = await capThreads(this.options.config, partitions, logger);
+    await warnExactlyOncePartitions(topology.processingGuarantee, config, partitions, logger);
     const metrics = new WorkerMetrics({ application_id: topology.applicationId });
     const threads = processThreads({ ...this.options, config, logger, logContext, sink, metrics });
     const server = new MetricsServer({ exposition: () => threads.exposition(), probes: threads });

@@ -178,11 +178,7 @@ export interface NativeAdmin {
       result: Array<{ groupId: string; error?: LibrdkafkaError; partitions: NativeTopicPartitionOffset[] }>,
     ) => void,
   ): void;
-  describeGroups(
-    groupIds: string[],
-    options: { timeout: number },
-    cb: (err: LibrdkafkaError | null, result: { groups: NativeGroupDescription[] }) => void,
-  ): void;
+  // No describeGroups here: in this process it can crash it (isolated-describe-groups.ts).
   deleteGroups(groupIds: string[], options: { timeout: number }, cb: (err: LibrdkafkaError | null) => void): void;
 }
 

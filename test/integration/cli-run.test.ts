@@ -1,6 +1,7 @@
 /**
  * `weir run` as a user runs it: exit codes and messages when a source topic is missing, Kafka
- * cannot be reached or the shutdown times out; the flags that reach the worker; clean stops.
+ * cannot be reached or the shutdown times out; the flags that reach the worker; clean stops;
+ * the warning of exactly_once on kafkajs at many partitions.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -10,7 +11,12 @@ import { produce } from '../../scripts/lib/topic-io.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import { copyTopology as VALID, topologyFilesIn, weirCli as weir } from './support/cli-process.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
-import { onClient } from './support/client-under-test.js';
+import { CLIENT, onClient } from './support/client-under-test.js';
+import { librdkafkaProblem } from '../../src/config/kafka-clients.js';
+import {
+  EXACTLY_ONCE_PARTITION_WARNING_THRESHOLD as THRESHOLD,
+  exactlyOncePartitionWarning,
+} from '../../src/host/exactly-once-partition-warning.js';
 
 const fx = useIntegrationFixture('weir-it-cli-run');
 const tmp = fx.tempDir();
@@ -84,5 +90,38 @@ describe(onClient('weir run'), () => {
     const began = Date.now();
     expect(await worker.stop('SIGINT')).toBe(0);
     expect(Date.now() - began).toBeLessThan(10_000);
+  });
+
+  it(`exactly_once with more than ${THRESHOLD} partitions (sources and retry tiers) warns once on kafkajs, naming --client librdkafka; not at ${THRESHOLD}, never on librdkafka`, async () => {
+    const id = randomUUID().slice(0, 8);
+    // A source of n partitions with one retry tier (of as many): 2n partitions to consume.
+    const worker = async (name: string, sourcePartitions: number) => {
+      const topic = `cli-eos-${name}-${id}`;
+      await fx.createTopics([{ topic, partitions: sourcePartitions }]);
+      const file = topologyFile(
+        `eos-${name}-${id}.ts`,
+        `import { topology, sink } from 'weir';\nexport default topology('${topic}').source('${topic}', 'json')` +
+          `.process('copy', (r) => r.value, { retry: { mode: 'topics', tiers: ['1s'] } }).branch({ success: sink('${topic}.out') });\n`,
+      );
+      return fx.startWorker(file, { args: ['--guarantee', 'exactly_once'] });
+    };
+    const above = await worker('above', THRESHOLD / 2 + 1);
+    const at = await worker('at', THRESHOLD / 2);
+    // The check runs before the worker starts: once it started, every warning it makes is out.
+    await Promise.all([above, at].map((w) => w.waitForLog((l) => l.msg === 'worker started')));
+    const warnings = (w: typeof above) => w.logs.filter((l) => l.msg.startsWith('exactly_once on '));
+    expect(warnings(at)).toEqual([]);
+    if (CLIENT === 'librdkafka') expect(warnings(above)).toEqual([]);
+    else {
+      const expected = exactlyOncePartitionWarning(
+        { guarantee: 'exactly_once', client: CLIENT, partitions: THRESHOLD + 2 },
+        await librdkafkaProblem(),
+      );
+      expect(expected).toContain('--client librdkafka');
+      expect(warnings(above)).toEqual([
+        expect.objectContaining({ level: 40, msg: expected, partitions: THRESHOLD + 2, threshold: THRESHOLD }),
+      ]);
+    }
+    expect(await Promise.all([above.stop('SIGTERM'), at.stop('SIGTERM')])).toEqual([0, 0]);
   });
 });
