@@ -45,6 +45,8 @@ export interface Contestant {
   skipReason(prerequisites: Prerequisites): string | undefined;
   /** Starts it; the caller awaits `started`, times the run, then stops it. */
   start(run: RunSpec, prerequisites: Prerequisites): ContestantProcess;
+  /** Topics of its own the run creates beside the sink, with the input's partitions (bench/joined.ts's middle topic). */
+  readonly ownTopics?: (run: Pick<RunSpec, 'sink'>) => readonly string[];
   /** weir rows: the same row run by weir as built at the baseline commit `rev` (short id). */
   readonly atBaseline?: (rev: string) => Contestant;
   /** A row made by {@link atBaseline}: the id of the row it is the baseline of. */
@@ -112,15 +114,18 @@ export function weir(options: {
   readonly threads: number;
   readonly client?: 'librdkafka';
   readonly baseline?: string;
+  /** The topology: {@link PIPELINES}; default `passthrough`. */
+  readonly pipeline?: Pipeline;
 }): Contestant {
+  const pipeline = options.pipeline ?? 'passthrough';
   const eos = options.guarantee === 'exactly_once';
   const needs = [...(options.threads > 1 ? ['--threads'] : []), ...(options.client ? ['--client'] : [])];
   const build = (prerequisites: Prerequisites): WeirFeatures =>
     options.baseline === undefined
       ? prerequisites.weir
       : (prerequisites.baseline ?? unavailableWeir(repoRoot, `no build of ${options.baseline} (BENCH_BASELINE)`));
-  const name = `weir${options.baseline ? `@${options.baseline}` : ''} ${options.guarantee}, commit ${eos ? 100 : 1000} ms, ${threadsText(options.threads)}${options.client ? ` on ${options.client}` : ''}`;
-  const id = `weir-${eos ? 'eos' : 'alos'}-${options.threads}t${options.client ? `-${options.client}` : ''}`;
+  const name = `weir${options.baseline ? `@${options.baseline}` : ''} ${options.guarantee}, commit ${eos ? 100 : 1000} ms, ${threadsText(options.threads)}${options.client ? ` on ${options.client}` : ''}${pipeline === 'passthrough' ? '' : `, ${PIPELINES[pipeline].label}`}`;
+  const id = `weir-${eos ? 'eos' : 'alos'}-${options.threads}t${options.client ? `-${options.client}` : ''}${pipeline === 'passthrough' ? '' : `-${pipeline}`}`;
   return {
     id: options.baseline === undefined ? id : `${id}-${options.baseline}`,
     name,
@@ -133,20 +138,39 @@ export function weir(options: {
       return startChildProcess({
         command: process.execPath,
         args: [
-          ...[path.join(features.root, 'bin', 'weir.js'), 'run', 'bench/passthrough.ts'],
+          ...[path.join(features.root, 'bin', 'weir.js'), 'run', PIPELINES[pipeline].file],
           ...['--application-id', run.group, '--brokers', run.brokers, '--log-level', 'info'],
           ...['--guarantee', options.guarantee, '--commit-interval-ms', eos ? '100' : '1000'],
           ...threads,
           ...client,
         ],
         cwd: features.root,
-        env: { BENCH_SOURCE: run.source, BENCH_SINK: run.sink },
+        env: { BENCH_SOURCE: run.source, BENCH_SINK: run.sink, BENCH_MID: middleTopic(run) },
         label: name,
         startedMsg: 'worker started',
       });
     },
-    ...(options.baseline === undefined ? { atBaseline: (rev: string) => weir({ ...options, baseline: rev }) } : { baselineOf: id }),
+    ...(pipeline === 'joined' ? { ownTopics: (run: Pick<RunSpec, 'sink'>) => [middleTopic(run)] } : {}),
+    // A baseline checkout may predate chains: only the pass-through gets a twin.
+    ...(options.baseline !== undefined
+      ? { baselineOf: id }
+      : pipeline === 'passthrough'
+        ? { atBaseline: (rev: string) => weir({ ...options, baseline: rev }) }
+        : {}),
   };
+}
+
+/** The topologies a weir row can run (bench/<name>.ts), and how a row's name says which. */
+export const PIPELINES = {
+  passthrough: { file: 'bench/passthrough.ts', label: 'one step' },
+  chain: { file: 'bench/chain.ts', label: 'two steps chained in one task' },
+  joined: { file: 'bench/joined.ts', label: 'two steps joined by a topic' },
+} as const;
+export type Pipeline = keyof typeof PIPELINES;
+
+/** bench/joined.ts's middle topic: under the run's name (`<name>.mid`), so the run removes it. */
+function middleTopic(run: Pick<RunSpec, 'sink'>): string {
+  return run.sink.replace(/\.out$/, '.mid');
 }
 
 function threadsText(threads: number): string {
@@ -166,6 +190,20 @@ export const CONTESTANTS: readonly Contestant[] = [
   weir({ guarantee: 'at_least_once', threads: 1, client: 'librdkafka' }),
   weir({ guarantee: 'exactly_once', threads: 1, client: 'librdkafka' }),
 ];
+
+/**
+ * The rows of a chain table, on one client: one step; two steps chained in one task; the same
+ * two steps as two sub-topologies joined by a topic (the table's baseline). at_least_once: the
+ * sink's high watermarks tell when a run is done, whichever topology wrote it.
+ */
+export function chainContestants(client?: 'librdkafka'): readonly Contestant[] {
+  const on = client === undefined ? {} : { client };
+  return [
+    weir({ guarantee: 'at_least_once', threads: 1, ...on }),
+    weir({ guarantee: 'at_least_once', threads: 1, ...on, pipeline: 'chain' }),
+    weir({ guarantee: 'at_least_once', threads: 1, ...on, pipeline: 'joined' }),
+  ];
+}
 
 /** The rows of the exactly_once scaling tables (many input partitions). */
 export const EOS_SCALING_CONTESTANTS: readonly Contestant[] = [

@@ -45,7 +45,11 @@ export async function runOnce(kafka: Kafka, contestant: Contestant, prerequisite
   const scratchDir = await mkdtemp(path.join(os.tmpdir(), 'weir-bench-'));
   let proc: ContestantProcess | undefined;
   try {
-    await createTopics(admin, [{ topic: sink, partitions: target.partitions }]);
+    const topics = [sink, ...(contestant.ownTopics?.({ sink }) ?? [])];
+    await createTopics(
+      admin,
+      topics.map((topic) => ({ topic, partitions: target.partitions })),
+    );
     proc = contestant.start({ brokers: target.brokers, source: target.source, sink, group, scratchDir }, prerequisites);
     await proc.started;
     const m = await timeRun(

@@ -2,8 +2,9 @@
  * `npm run bench`: weir against Kafka Streams 4.4 and a hand-written kafkajs loop, on the same
  * broker and the same input topics, in one run.
  *
- * For each workload (bench/workloads.ts: 100 B and 1 KiB records over 6 partitions, and
- * exactly_once at 24 and 96 partitions) it produces
+ * For each workload (bench/workloads.ts: 100 B and 1 KiB records over 6 partitions,
+ * exactly_once at 24 and 96 partitions, and two chained steps against two steps joined by a
+ * topic on each client) it produces
  * BENCH_RECORDS records (default 200 000) to one input topic, then runs every contestant
  * (bench/contestants.ts) BENCH_REPS times (default 3), interleaved: each repetition runs every
  * workload's contestants once, in an order rotated per repetition. Every run is its own process

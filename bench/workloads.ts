@@ -3,7 +3,7 @@
  * list of contestants, giving one table in bench/README.md. A scaling table (say exactly_once at
  * 24 and 96 input partitions) is one more entry with the contestants it compares.
  */
-import { CONTESTANTS, EOS_SCALING_CONTESTANTS, type Contestant } from './contestants.js';
+import { chainContestants, CONTESTANTS, EOS_SCALING_CONTESTANTS, type Contestant } from './contestants.js';
 
 /** One input topic and the contestants that run on it. */
 export interface Workload {
@@ -32,7 +32,8 @@ const KS_EOS = { id: 'kstreams-eos-1t', label: 'KS EOS v2' };
  * The pass-through at 100 B and at 1 KiB per record, 6 partitions, every contestant (the
  * exactly_once rows also against Kafka Streams exactly_once_v2); and exactly_once at 24 and 96
  * input partitions, where Kafka Streams' exactly_once_v2 keeps one producer per thread and weir
- * on kafkajs one per partition.
+ * on kafkajs one per partition; and per client, two steps chained in one task against the same
+ * two steps joined by a topic (issue 21).
  */
 export const WORKLOADS: readonly Workload[] = [
   {
@@ -69,4 +70,12 @@ export const WORKLOADS: readonly Workload[] = [
     contestants: EOS_SCALING_CONTESTANTS,
     baseline: KS_EOS,
   },
+  ...(['kafkajs', 'librdkafka'] as const).map((client) => ({
+    id: `chain-${client}`,
+    title: `Two steps, chained in one task or joined by a topic: 100 B records, 6 partitions, at_least_once on ${client}`,
+    recordBytes: 100,
+    partitions: 6,
+    contestants: chainContestants(client === 'kafkajs' ? undefined : client),
+    baseline: { id: `weir-alos-1t${client === 'kafkajs' ? '' : '-librdkafka'}-joined`, label: 'two steps joined by a topic' },
+  })),
 ];
