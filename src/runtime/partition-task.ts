@@ -16,7 +16,6 @@ import { TaskEvents } from './task-events.js';
 import type { PartitionTaskOptions } from './partition-task-options.js';
 import { PortRetry } from './port-retry.js';
 import { TaskFlusher } from './task-flusher.js';
-
 export type { PartitionTaskOptions, TaskOutputPorts } from './partition-task-options.js';
 
 /**
