@@ -24,6 +24,7 @@ export {
   SerializationError,
   NoMatchingBranchError,
   ChainStepOutputError,
+  UnknownChainStepError,
   LoopGuardError,
   ClassifyHookError,
   RecordTooLargeError,

@@ -62,6 +62,7 @@ export {
   SerializationError,
   NoMatchingBranchError,
   ChainStepOutputError,
+  UnknownChainStepError,
   LoopGuardError,
   ProducerFencedError,
   DedupStoreError,

@@ -34,9 +34,16 @@ export class DeserializationError extends WeirError {
 export class SerializationError extends WeirError {
   readonly retriable = false;
 
-  constructor(sink: string, serde: string, options?: { cause?: unknown }) {
+  /**
+   * @param sink the sink node, or `{ step }`: the input of that chain step (a hand-off between steps)
+   */
+  constructor(sink: string | { readonly step: string }, serde: string, options?: { cause?: unknown }) {
     const reason = options?.cause instanceof Error ? `: ${options.cause.message}` : '';
-    super('WEIR_SERIALIZATION', `cannot serialize output for sink '${sink}' with serde '${serde}'${reason}`, options);
+    const target =
+      typeof sink === 'string'
+        ? `output for sink '${sink}'`
+        : `output as the input of chain step '${sink.step}' (its inputSerdes: every hand-off is serialized, for the step's retry-tier copies and dead letters)`;
+    super('WEIR_SERIALIZATION', `cannot serialize ${target} with serde '${serde}'${reason}`, options);
   }
 }
 
@@ -61,6 +68,22 @@ export class ChainStepOutputError extends WeirError {
     super(
       'WEIR_CHAIN_STEP_OUTPUT',
       `chain step '${processor}' forwarded ${outputs} outputs; a step before the last hands on at most one (its return value or one ctx.forward())`,
+    );
+  }
+}
+
+/**
+ * A replayed dead letter's `weir.step` names no step after the first of its sub-topology's
+ * chain (the step was renamed or removed since): its value is that step's input, which no
+ * step here takes. Non-retriable: the record goes to the first step's DLQ, as it came.
+ */
+export class UnknownChainStepError extends WeirError {
+  readonly retriable = false;
+
+  constructor(step: string, steps: readonly string[]) {
+    super(
+      'WEIR_UNKNOWN_CHAIN_STEP',
+      `the record resumes at chain step '${step}' (weir.step), which this chain does not have after its first step (steps: ${steps.join(', ')}); it holds that step's input`,
     );
   }
 }

@@ -1,11 +1,12 @@
 import { AttemptRunner, type AttemptRunnerOptions, type AttemptStep } from './attempt-runner.js';
-import type { PreparedRecord } from './prepared-record.js';
+import { prepareRecord, type PreparedRecord } from './prepared-record.js';
 import type { ProcessorResilience } from './processor-resilience.js';
-import { subtopologyView } from './subtopology-view.js';
-import type { Subtopology } from '../topology/compiled-topology.js';
+import { subtopologyView, type SourceSerdes } from './subtopology-view.js';
+import type { DedupPolicy, Subtopology } from '../topology/compiled-topology.js';
 import type { Slot } from './task-buffer.js';
 import type { InputRecord } from '../record/record-types.js';
 import { WEIR_HEADERS, headerString } from '../record/weir-headers.js';
+import { UnknownChainStepError } from '../errors.js';
 
 /** What a {@link ChainRunner} needs: the attempt runner options but the view and the guards, which are per step. */
 export interface ChainRunnerOptions extends Omit<AttemptRunnerOptions, 'view' | 'resilience' | 'fromRetryTier'> {
@@ -53,14 +54,35 @@ export class ChainRunner {
 
   /**
    * The chain step a source record resumes at: a record carrying `weir.step` (a dead letter of a
-   * step after the first, replayed to the source) resumes at that step; undefined: the task's start.
+   * step after the first, replayed to the source) resumes at that step; undefined: the task's
+   * start (no `weir.step`, or the first step's name).
+   *
+   * @returns an UnknownChainStepError when `weir.step` names no step of this chain (the record is dead-lettered with it)
    */
-  resumeStep(raw: InputRecord): number | undefined {
-    if (this.fromRetryTier || this.sub.steps.size === 1) return undefined;
+  resumeStep(raw: InputRecord): number | UnknownChainStepError | undefined {
+    if (this.fromRetryTier) return undefined;
     const name = headerString(raw.headers, WEIR_HEADERS.step);
     if (name === undefined) return undefined;
     const step = this.sub.steps.find((s) => s.processor.name === name);
-    return step === undefined || step.index <= this.start ? undefined : step.index;
+    if (step === undefined) return new UnknownChainStepError(name, this.sub.steps.map((s) => s.processor.name).toArray());
+    return step.index <= this.start ? undefined : step.index;
+  }
+
+  /**
+   * Deserializes a slot's record (`slot.prepared`) with the serdes of the step it starts at:
+   * the task's start step (`source`, with `dedup`), or, for a replayed dead letter of a later
+   * step ({@link resumeStep}), that step's input serdes, without dedup (its key was confirmed),
+   * and the slot's chain position set there. A `weir.step` naming no step makes it unreadable
+   * ({@link UnknownChainStepError}): it goes to the start step's DLQ.
+   */
+  prepare(slot: Slot, source: SourceSerdes, dedup: DedupPolicy | null): void {
+    const resume = this.resumeStep(slot.raw);
+    if (resume === undefined) slot.prepared = prepareRecord(slot.raw, source, dedup);
+    else if (typeof resume !== 'number') slot.prepared = { kind: 'unreadable', raw: slot.raw, error: resume, dedupKey: null };
+    else {
+      slot.prepared = prepareRecord(slot.raw, subtopologyView(this.sub, resume).source, null);
+      slot.chain = { step: resume, prepared: slot.prepared };
+    }
   }
 
   /**

@@ -34,12 +34,12 @@ export function handOff(
   try {
     keyBytes = next.keySerde.serialize(key);
   } catch (cause) {
-    return { error: new SerializationError(`${next.name} (input)`, next.keySerde.name, { cause }) };
+    return { error: new SerializationError({ step: next.name }, next.keySerde.name, { cause }) };
   }
   try {
     valueBytes = next.valueSerde.serialize(output.value);
   } catch (cause) {
-    return { error: new SerializationError(`${next.name} (input)`, next.valueSerde.name, { cause }) };
+    return { error: new SerializationError({ step: next.name }, next.valueSerde.name, { cause }) };
   }
   const extra = output.headers;
   const input: InputRecord = { ...raw, key: keyBytes, value: valueBytes, headers: extra ? { ...raw.headers, ...extra } : raw.headers };

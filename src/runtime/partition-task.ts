@@ -6,7 +6,6 @@ import type { InputRecord } from '../record/record-types.js';
 import { routeOf, type DedupPolicy, type RetryTier, type Subtopology } from '../topology/compiled-topology.js';
 import { DedupGate } from './dedup-gate.js';
 import type { PollResult, WaitReason } from './poll-result.js';
-import { prepareRecord } from './prepared-record.js';
 import { TaskBuffer, type Slot } from './task-buffer.js';
 import { processorResilience, type ProcessorResilience } from './processor-resilience.js';
 import { ChainRunner } from './chain-runner.js';
@@ -245,15 +244,7 @@ export class PartitionTask {
   private async prepareWindow(): Promise<boolean> {
     const window: Slot[] = [];
     for (const slot of this.buffer.window(this.maxPollRecords)) {
-      if (slot.prepared === undefined) {
-        const resume = this.attempts.resumeStep(slot.raw);
-        if (resume === undefined) slot.prepared = prepareRecord(slot.raw, this.view.source, this.dedupPolicy);
-        else {
-          // A dead letter of a later chain step, replayed: it is that step's input (no dedup: its key was confirmed).
-          slot.prepared = prepareRecord(slot.raw, subtopologyView(this.sub, resume).source, null);
-          slot.chain = { step: resume, prepared: slot.prepared };
-        }
-      }
+      if (slot.prepared === undefined) this.attempts.prepare(slot, this.view.source, this.dedupPolicy);
       if (slot.claim === undefined) window.push(slot);
     }
     if (this.dedup === undefined) {

@@ -202,6 +202,21 @@ describe('TopologyTestDriver: processor chains', () => {
     expect((out?.value as ChainValue).trail).toEqual(['parse@1', 'enrich@1', 'write@1']);
   });
 
+  it("a replayed dead letter whose weir.step names no step (renamed since) goes to the first step's DLQ, run by no step", async () => {
+    const { built, calls } = chain(blocking);
+    const driver = new TopologyTestDriver(built);
+    await driver.pipeInput('in', { key: 'gone', value: { id: 'gone', trail: ['parse@1'] }, headers: { [WEIR_HEADERS.step]: 'write-v1' } });
+    await driver.drain();
+    expect(driver.deadLetters()).toMatchObject([
+      { key: 'gone', processor: 'parse', errorClass: 'UnknownChainStepError', topic: 'parse.dlq' },
+    ]);
+    expect(driver.deadLetters()[0]!.headers[WEIR_HEADERS.errorMessage]).toMatch(
+      /resumes at chain step 'write-v1' \(weir\.step\), which this chain does not have after its first step \(steps: parse, enrich, write\)/,
+    );
+    expect([...calls.keys()].filter((k) => k.startsWith('gone/'))).toEqual([]);
+    expect(driver.readOutput('out')).toEqual([]);
+  });
+
   it('a step before the last that forwards two outputs dead-letters the record at that step', async () => {
     const { built } = chain(blocking);
     const driver = new TopologyTestDriver(built);

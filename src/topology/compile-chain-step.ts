@@ -115,7 +115,7 @@ export function compileChainStep(step: StepSource, ctx: StepContext): ChainStep 
   const name = step.name as string;
   if (typeof step.fn !== 'function')
     throw new TopologyError(name, `processor must be a function (record, ctx) => output (got ${showValue(step.fn)})`);
-  ctx.claim(name);
+  ctx.claim(name, `the name of processor '${name}'`);
   const options = parseOptions(name, processOptionsSchema, step.options ?? {}, {
     prefix: '',
     root: 'process options',
@@ -131,7 +131,9 @@ export function compileChainStep(step: StepSource, ctx: StepContext): ChainStep 
   if (dlqProblem !== undefined) throw new TopologyError(dlqName, dlqProblem);
   if (dlqSpec.topic === ctx.sourceTopic)
     throw new TopologyError(dlqName, `dead-letter topic '${ctx.sourceTopic}' is the source topic of its own processor '${name}' (a loop)`);
-  ctx.claim(dlqName);
+  ctx.claim(dlqName, `the dead-letter node of processor '${name}'`);
+  // Retry tiers are nodes too (`weir describe`: `<processor>-retry-<n>`).
+  retry.tierDelaysMs.forEach((_, index) => ctx.claim(`${name}-retry-${index}`, `the node of retry tier ${index} of processor '${name}'`));
   return makeChainStep({
     index: ctx.index,
     processor: makeProcessorNode({

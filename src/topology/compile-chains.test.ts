@@ -59,7 +59,15 @@ describe('compile: processor chains', () => {
 
     it('a duplicate processor name in a chain, and a chain that forks', () => {
       expect(problemOf(topology('app').source('in').process('p', fn).process('p', fn).branch({ success: 'out' })).message).toMatch(
-        /node 'p': duplicate node name/,
+        /node 'p': duplicate node name: .*'p' is already the name of processor 'p'/,
+      );
+      // Names weir derives share the namespace, and the message says which node has the name.
+      const topics = { retry: { mode: 'topics' } } as const;
+      expect(
+        problemOf(topology('app').source('in').process('x', fn, topics).process('x-retry-0', fn).branch({ success: 'out' })).message,
+      ).toMatch(/node 'x-retry-0': duplicate node name: .*'x-retry-0' is already the node of retry tier 0 of processor 'x'/);
+      expect(problemOf(topology('app').source('in').process('x', fn).process('x-dlq', fn).branch({ success: 'out' })).message).toMatch(
+        /node 'x-dlq': duplicate node name: .*'x-dlq' is already the dead-letter node of processor 'x'/,
       );
       const t = topology('app').source('in');
       const a = t.process('a', fn);

@@ -53,7 +53,7 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
   const sourceName = def.sourceName ?? `${topic}-source`;
   const sourceNameProblem = nodeNameProblem('source name', sourceName);
   if (sourceNameProblem !== undefined) throw new TopologyError(topic, sourceNameProblem);
-  claim(sourceName as string);
+  claim(sourceName as string, `the source node of topic '${String(def.sourceTopic)}'`);
 
   const serdes = def.sourceSerdes;
   const split =

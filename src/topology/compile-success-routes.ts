@@ -63,7 +63,7 @@ export function compileSuccessRoutes(
     if (problem !== undefined) throw new TopologyError(name, problem);
     if (spec.topic === source.topic)
       throw new TopologyError(name, `sink topic '${spec.topic}' is the source topic of its own processor '${processor}' (a loop)`);
-    claim(name);
+    claim(name, `a sink node of processor '${processor}' (topic '${spec.topic}')`);
     sinks.push(
       makeSinkNode({
         name,

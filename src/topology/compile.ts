@@ -90,10 +90,14 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
     }
     seenSources.add(sub.sourceTopic);
   }
-  const names = new Set<string>();
-  const claim = (name: string): void => {
-    if (names.has(name)) throw new TopologyError(name, 'duplicate node name: node names must be unique in a topology');
-    names.add(name);
+  // Node name → what it names: user-given names and the ones weir derives (`<processor>-dlq`,
+  // `<processor>-to-<topic>`, `<processor>-retry-<n>`, `<topic>-source`) share one namespace.
+  const names = new Map<string, string>();
+  const claim = (name: string, what: string): void => {
+    const taken = names.get(name);
+    if (taken !== undefined)
+      throw new TopologyError(name, `duplicate node name: node names must be unique in a topology, and '${name}' is already ${taken}`);
+    names.set(name, what);
   };
   const subtopologies = def.subtopologies.map((sub, id) => compileSubtopology(sub, id, applicationId, claim));
 

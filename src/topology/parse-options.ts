@@ -5,8 +5,13 @@ import { describeSerdeSpec, resolveSerde, type Serde } from '../dsl/serdes.js';
 import { isSinkSpec, type SinkSpec } from '../dsl/sink.js';
 import { TopologyError } from '../errors.js';
 
-/** Registers a node name; throws a TopologyError naming it when it is taken. */
-export type ClaimNodeName = (name: string) => void;
+/**
+ * Reserves a node name in the topology; `what` says what it names (`the dead-letter node of
+ * processor 'x'`), for the error when a later node wants it too.
+ *
+ * @throws TopologyError naming the node and what has the name already
+ */
+export type ClaimNodeName = (name: string, what: string) => void;
 
 /**
  * Parses options with their zod schema.

@@ -120,6 +120,28 @@ describe('buildReplayRecord: replay headers that are not counts', () => {
   });
 });
 
+describe('buildReplayRecord: dead letters that left parts out', () => {
+  const headers = { [WEIR_HEADERS.originalTopic]: 'payments', [WEIR_HEADERS.omitted]: 'value', [WEIR_HEADERS.omittedBytes]: '2097300' };
+
+  it('refuses one that left out its value (replayed, the processor would get null), and says where the record is', () => {
+    const record: InputRecord = { ...dlqRecord(), value: null, headers };
+    expect(buildReplayRecord(record, { target: original, dlqTopic: 'd' })).toEqual({
+      kind: 'refused',
+      reason: 'omitted-parts',
+      detail:
+        'too large for the DLQ (2097300 bytes), it left out its value; the record is still in its source topic at weir.original.*: produce it again from there',
+    });
+  });
+
+  it("refuses a chain step's, whose input is in no topic", () => {
+    const record: InputRecord = { ...dlqRecord(), value: null, headers: { ...headers, [WEIR_HEADERS.step]: 'enrich' } };
+    expect(buildReplayRecord(record, { target: original, dlqTopic: 'd' })).toMatchObject({
+      reason: 'omitted-parts',
+      detail: expect.stringMatching(/the input of chain step 'enrich' is in no topic/),
+    });
+  });
+});
+
 describe('replayHeaders', () => {
   it('drops weir state but keeps weir.original.* and user headers, repeated ones included', () => {
     const headers = replayHeaders({ a: ['1', '2'], 'weir.retry.due.ms': '5', 'weir.original.topic': 't', 'weir.replay.count': '1' }, 2);

@@ -28,7 +28,13 @@ export type ReplayRefusal =
   /** The target is the dead-letter topic itself. */
   | 'target-is-dlq'
   /** `weir.replay.count` or `weir.replay.max` is not a whole number ≥ 0: the record's replay state cannot be trusted. */
-  | 'bad-replay-header';
+  | 'bad-replay-header'
+  /**
+   * `weir.omitted`: the dead letter was too large and left out its value, headers or key
+   * (`fitDeadLetter`), so it does not hold the record: replayed, the processor would get
+   * `null` in their place (an empty value written to every sink).
+   */
+  | 'omitted-parts';
 
 /** What to do with one dead-letter record. */
 export type ReplayDecision =
@@ -65,8 +71,9 @@ export function replayHeaders(headers: RecordHeaders, replayCount: number): Reco
  * key and value unchanged, to the original topic (`weir.original.topic`) or the named topic,
  * partitioned by key like the original producer's default partitioner, with attempts reset
  * and `weir.replay.count` incremented — or why it is refused (the replay limit reached, no
- * original topic, a target that is the DLQ itself, or a replay header that is not a count:
- * `weir.replay.count: -5` would buy five extra replays).
+ * original topic, a target that is the DLQ itself, a replay header that is not a count —
+ * `weir.replay.count: -5` would buy five extra replays —, or a dead letter that left out parts
+ * of the record to fit the size limit).
  *
  * @example
  * const decision = buildReplayRecord(dlqRecord, { target: { kind: 'original' }, dlqTopic: 'payments.dlq' });
@@ -77,6 +84,19 @@ export function buildReplayRecord(record: InputRecord, options: ReplayRecordOpti
     const text = headerString(record.headers, name);
     if (text !== undefined && !/^\d+$/.test(text.trim()))
       return { kind: 'refused', reason: 'bad-replay-header', detail: `${name} '${text}' is not a whole number ≥ 0` };
+  }
+  const omitted = headerString(record.headers, WEIR_HEADERS.omitted);
+  if (omitted !== undefined) {
+    const step = headerString(record.headers, WEIR_HEADERS.step);
+    const where =
+      step !== undefined
+        ? `the input of chain step '${step}' is in no topic: produce it again from the source record at ${WEIR_ORIGINAL_PREFIX}*`
+        : `the record is still in its source topic at ${WEIR_ORIGINAL_PREFIX}*: produce it again from there`;
+    return {
+      kind: 'refused',
+      reason: 'omitted-parts',
+      detail: `too large for the DLQ (${headerString(record.headers, WEIR_HEADERS.omittedBytes) ?? '?'} bytes), it left out its ${omitted}; ${where}`,
+    };
   }
   const count = headerNumber(record.headers, WEIR_HEADERS.replayCount) ?? 0;
   const limit = replayLimitOf(record, options.maxReplays);

@@ -7,7 +7,7 @@ export class ReplayTally {
   skipped = 0;
   /** Dead letters of an original record this run already replayed (same `weir.original.*`): not sent again. */
   duplicates = 0;
-  /** Refused records, by reason (`max-replays`, `no-original-topic`, `target-is-dlq`, `bad-replay-header`, `target-missing`). */
+  /** Refused records, by reason (`max-replays`, `no-original-topic`, `target-is-dlq`, `bad-replay-header`, `omitted-parts`, `target-missing`). */
   readonly refusedBy = new Map<string, number>();
   /** Replayed records, by target topic. */
   readonly replayedTo = new Map<string, number>();
