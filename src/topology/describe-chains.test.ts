@@ -80,7 +80,7 @@ describe('describeTopology: processor chains', () => {
     expect(mermaid).toContain('s0n2 -.->|"retry 1000ms"| s0n7');
     expect(mermaid).toContain('s0n7 --> s0n2');
     expect(mermaid).toContain('s0n2 -->|dlq| s0n9');
-    expect(mermaid).toContain('s0n3 -.->|"retry 100ms"| s0n3');
+    expect(mermaid).toContain('s0n3 -.->|"retry in place, backoff from 100ms"| s0n3');
     expect(mermaid).toContain('s0n3 ==>|"success (all)"| s0n4');
     expect(mermaid).toContain('s0n10[("write.dlq")]');
   });

@@ -80,7 +80,7 @@ describe('describeTopology: retry topics', () => {
     expect(sub!.nodes.some((n) => n.type === 'retry-tier')).toBe(false);
     expect(sub!.edges.filter((e) => e.kind === 'retry')).toEqual([{ from: 'charge', to: 'charge', kind: 'retry', delayMs: 100 }]);
     expect(describeTopology(blocking, 'text')).toContain('charge (retry in place, backoff from 100ms)');
-    expect(describeTopology(blocking, 'mermaid')).toContain('s0n1 -.->|"retry 100ms"| s0n1');
+    expect(describeTopology(blocking, 'mermaid')).toContain('s0n1 -.->|"retry in place, backoff from 100ms"| s0n1');
   });
 });
 

@@ -24,7 +24,11 @@ function describeMermaid(d: TopologyDescription): string {
       const from = ids.get(edge.from)!;
       const to = ids.get(edge.to)!;
       if (edge.kind === 'record') lines.push(`    ${from} --> ${to}`);
-      else if (edge.kind === 'retry') lines.push(`    ${from} -.->|"retry ${edge.delayMs}ms"| ${to}`);
+      else if (edge.kind === 'retry')
+        // A self-loop is a blocking retry (backoff from delayMs); an edge to a tier waits delayMs.
+        lines.push(
+          `    ${from} -.->|"${edge.from === edge.to ? `retry in place, backoff from ${edge.delayMs}ms` : `retry ${edge.delayMs}ms`}"| ${to}`,
+        );
       else if (edge.multicast) lines.push(`    ${from} ==>|"success (all)"| ${to}`);
       else lines.push(`    ${from} -->|${edge.kind}| ${to}`);
     }
