@@ -1,6 +1,10 @@
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
+import type { GroupDescription } from '../kafka/kafka-admin.js';
+import { commonConfig } from './librdkafka-config.js';
+import { ERR, codeOf } from './librdkafka-errors.js';
 import { LIBRDKAFKA_PACKAGE, type LibrdkafkaConfig, type NativeGroupDescription } from './librdkafka-native.js';
+import type { NativeClients } from './librdkafka-native-clients.js';
 
 /**
  * The script the helper process runs: one AdminClient, one `describeGroups`, the answer as
@@ -21,6 +25,14 @@ admin.describeGroups(input.groupIds, { timeout: input.timeoutMs }, (err, result)
   });
 });
 `;
+
+/** How many times {@link describeGroupInHelper} runs its helper when the helper crashes. */
+const DESCRIBE_ATTEMPTS = 3;
+/** The pause between those tries, ms: a group coordinator that loads answers within a second or two. */
+const DESCRIBE_RETRY_MS = 1_000;
+
+/** librdkafka's consumer group states (`ConsumerGroupStates`) as Kafka names them. */
+const GROUP_STATES = ['Unknown', 'PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead', 'Empty'] as const;
 
 /** What the parent waits for beyond the request's own timeout: the helper's start and exit, ms. */
 const HELPER_SLACK_MS = 10_000;
@@ -87,4 +99,50 @@ export async function describeGroupsIsolated(
   }
   if (answer.error !== undefined) throw new DescribeGroupsHelperError(answer.error.message, answer.error.code);
   return answer.groups ?? [];
+}
+
+/**
+ * One group's description through {@link describeGroupsIsolated}, tried up to
+ * {@link DESCRIBE_ATTEMPTS} times {@link DESCRIBE_RETRY_MS} apart when the helper crashes (a
+ * group coordinator that loads answers within a second or two). A group that does not exist is
+ * `Dead` with no members. Needs no connected client: the helper connects on its own.
+ *
+ * @param timeoutMs the request's timeout, ms
+ * @throws the binding's error (its `code`), or DescribeGroupsHelperError when every try crashed
+ */
+export async function describeGroupInHelper(clients: NativeClients, groupId: string, timeoutMs: number): Promise<GroupDescription> {
+  const [group] = await describeWithRetries(clients, [groupId], timeoutMs);
+  const dead: GroupDescription = { groupId, state: 'Dead', protocol: '', members: [] };
+  if (group === undefined) return dead;
+  if (group.error !== undefined) {
+    if (codeOf(group.error) === ERR.GROUP_ID_NOT_FOUND) return dead;
+    throw group.error;
+  }
+  return {
+    groupId,
+    state: GROUP_STATES[group.state] ?? 'Unknown',
+    protocol: group.protocol ?? group.partitionAssignor ?? '',
+    members: group.members.map((m) => ({
+      memberId: m.memberId,
+      ...(m.groupInstanceId ? { groupInstanceId: m.groupInstanceId } : {}),
+      clientId: m.clientId,
+      host: m.clientHost,
+      assignment: (m.assignment?.topicPartitions ?? []).map((tp) => ({ topic: tp.topic, partition: tp.partition })),
+    })),
+  };
+}
+
+async function describeWithRetries(clients: NativeClients, groupIds: string[], timeoutMs: number): Promise<NativeGroupDescription[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const groups = await describeGroupsIsolated(commonConfig(clients.options), groupIds, timeoutMs);
+      clients.router.heard();
+      return groups;
+    } catch (error) {
+      // The binding's own error (its code set) is the answer; a crashed helper is tried again.
+      const crashed = error instanceof DescribeGroupsHelperError && error.code === undefined;
+      if (!crashed || attempt >= DESCRIBE_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, DESCRIBE_RETRY_MS));
+    }
+  }
 }

@@ -1,18 +1,9 @@
 import { IllegalStateError } from '../errors.js';
 import type { GroupDescription, KafkaAdmin, TopicToCreate } from '../kafka/kafka-admin.js';
-import { describeGroupsIsolated, DescribeGroupsHelperError } from './isolated-describe-groups.js';
-import { commonConfig } from './librdkafka-config.js';
+import { describeGroupInHelper } from './isolated-describe-groups.js';
 import { ERR, codeOf } from './librdkafka-errors.js';
-import { call, type NativeAdmin, type NativeGroupDescription, type NativeTopicDescription } from './librdkafka-native.js';
+import { call, type NativeAdmin, type NativeTopicDescription } from './librdkafka-native.js';
 import type { NativeClients } from './librdkafka-native-clients.js';
-
-/** How many times {@link LibrdkafkaAdmin.describeGroup} runs its helper when the helper crashes. */
-const DESCRIBE_ATTEMPTS = 3;
-/** The pause between those tries, ms: a group coordinator that loads answers within a second or two. */
-const DESCRIBE_RETRY_MS = 1_000;
-
-/** librdkafka's consumer group states (`ConsumerGroupStates`) as Kafka names them. */
-const GROUP_STATES = ['Unknown', 'PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead', 'Empty'] as const;
 
 /**
  * {@link KafkaAdmin} on librdkafka's admin client (the binding's `AdminClient`). Requests time
@@ -193,50 +184,15 @@ export class LibrdkafkaAdmin implements KafkaAdmin {
   }
 
   /**
-   * The group's state, protocol and members. The request runs in a helper process
-   * ({@link describeGroupsIsolated}: the binding crashes the process on a group description
-   * with an error, e.g. while the group coordinator loads), tried up to
-   * {@link DESCRIBE_ATTEMPTS} times {@link DESCRIBE_RETRY_MS} apart when the helper crashes.
+   * The group's state, protocol and members, described in a helper process
+   * ({@link describeGroupInHelper}: the binding crashes the process on a group description with
+   * an error, e.g. while the group coordinator loads).
    *
    * @throws the binding's error, or DescribeGroupsHelperError when every try crashed
    */
   async describeGroup(groupId: string): Promise<GroupDescription> {
     if (this.client === undefined) throw new IllegalStateError('the librdkafka admin client is not connected');
-    const groups = await this.describeGroupsInHelper([groupId]);
-    const group = groups[0];
-    const dead: GroupDescription = { groupId, state: 'Dead', protocol: '', members: [] };
-    if (group === undefined) return dead;
-    if (group.error !== undefined) {
-      if (codeOf(group.error) === ERR.GROUP_ID_NOT_FOUND) return dead;
-      throw group.error;
-    }
-    return {
-      groupId,
-      state: GROUP_STATES[group.state] ?? 'Unknown',
-      protocol: group.protocol ?? group.partitionAssignor ?? '',
-      members: group.members.map((m) => ({
-        memberId: m.memberId,
-        ...(m.groupInstanceId ? { groupInstanceId: m.groupInstanceId } : {}),
-        clientId: m.clientId,
-        host: m.clientHost,
-        assignment: (m.assignment?.topicPartitions ?? []).map((tp) => ({ topic: tp.topic, partition: tp.partition })),
-      })),
-    };
-  }
-
-  private async describeGroupsInHelper(groupIds: string[]): Promise<NativeGroupDescription[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const groups = await describeGroupsIsolated(commonConfig(this.clients.options), groupIds, this.timeout);
-        this.clients.router.heard();
-        return groups;
-      } catch (error) {
-        // The binding's own error (its code set) is the answer; a crashed helper is tried again.
-        const crashed = error instanceof DescribeGroupsHelperError && error.code === undefined;
-        if (!crashed || attempt >= DESCRIBE_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, DESCRIBE_RETRY_MS));
-      }
-    }
+    return describeGroupInHelper(this.clients, groupId, this.timeout);
   }
 
   async deleteGroups(groupIds: readonly string[]): Promise<void> {

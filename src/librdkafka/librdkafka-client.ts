@@ -12,6 +12,7 @@ import { CLIENT_FEATURES } from '../kafka/kafka-client.js';
 import type { TopicRangeReadOptions } from '../kafka/topic-range.js';
 import type { TopicPartition } from '../record/record-types.js';
 import { GroupMetadataConsumers } from './group-metadata-consumers.js';
+import { describeGroupInHelper } from './isolated-describe-groups.js';
 import { LibrdkafkaAdmin } from './librdkafka-admin.js';
 import { LibrdkafkaGroupConsumer } from './librdkafka-group-consumer.js';
 import { LibrdkafkaLogRouter } from './librdkafka-log-router.js';
@@ -19,6 +20,9 @@ import { NativeClients } from './librdkafka-native-clients.js';
 import { LibrdkafkaRecordProducer } from './librdkafka-record-producer.js';
 import { readLibrdkafkaTopicRange } from './librdkafka-topic-range-reader.js';
 import { LibrdkafkaTransactionalProducer } from './librdkafka-transactional-producer.js';
+
+/** The timeout of the member-id lookup's group description, ms (the admin client's default). */
+const MEMBER_LOOKUP_TIMEOUT_MS = 10_000;
 
 /**
  * The librdkafka binding of {@link KafkaClient}, on Confluent's `@confluentinc/kafka-javascript`
@@ -88,18 +92,13 @@ export class LibrdkafkaClient implements KafkaClient {
     me: { readonly clientId: string; readonly groupInstanceId?: string },
     assigned: readonly TopicPartition[],
   ): Promise<string | undefined> {
-    const admin = new LibrdkafkaAdmin(this.clients);
-    await admin.connect();
-    try {
-      const mine = (await admin.describeGroup(groupId)).members.filter((m) =>
-        me.groupInstanceId !== undefined ? m.groupInstanceId === me.groupInstanceId : m.clientId === me.clientId,
-      );
-      const holding = mine.filter((m) =>
-        assigned.every((tp) => m.assignment.some((a) => a.topic === tp.topic && a.partition === tp.partition)),
-      );
-      return (holding[0] ?? mine[0])?.memberId;
-    } finally {
-      await admin.disconnect();
-    }
+    // The helper process connects on its own: no admin client of this process is needed.
+    const mine = (await describeGroupInHelper(this.clients, groupId, MEMBER_LOOKUP_TIMEOUT_MS)).members.filter((m) =>
+      me.groupInstanceId !== undefined ? m.groupInstanceId === me.groupInstanceId : m.clientId === me.clientId,
+    );
+    const holding = mine.filter((m) =>
+      assigned.every((tp) => m.assignment.some((a) => a.topic === tp.topic && a.partition === tp.partition)),
+    );
+    return (holding[0] ?? mine[0])?.memberId;
   }
 }
