@@ -8,6 +8,7 @@ import { StreamThreadGroup } from './stream-thread-group.js';
 import { askThreads, threadsLiveness, threadsReadiness } from './stream-thread-probes.js';
 import { Slot } from './stream-thread-slot.js';
 import { StreamThreadsStartError } from './stream-threads-start-error.js';
+import { assertStreamThreadsTransition, type StreamThreadsState } from './stream-threads-state.js';
 import type { HealthProbes, ProbeResult } from '../observability/health-probes.js';
 import type { WorkerMetrics } from '../observability/worker-metrics.js';
 import { withinTimeout } from './within-timeout.js';
@@ -65,9 +66,8 @@ export class StreamThreads implements HealthProbes {
   readonly died: Promise<StreamThreadsStartError>;
   private settleDied: (failure: StreamThreadsStartError) => void = () => undefined;
   private readonly slots: Slot[];
-  private stopping = false;
-  /** The start gate opened: threads run their tasks, and a replacement thread does at once. */
-  private gateOpen = false;
+  /** The start gate and the stop: see {@link StreamThreadsState}. */
+  private state: StreamThreadsState = 'created';
   private readonly group: StreamThreadGroup;
 
   constructor(
@@ -89,7 +89,8 @@ export class StreamThreads implements HealthProbes {
    */
   async start(): Promise<void> {
     // Stopped while the metrics server started: no thread starts.
-    if (this.stopping) return;
+    if (this.isStopping()) return;
+    this.transition('gated');
     for (const slot of this.slots) this.spawn(slot);
     const failures = (await Promise.all(this.slots.map((slot) => slot.firstStart))).filter((f) => f !== undefined);
     if (failures.length > 0) {
@@ -101,19 +102,19 @@ export class StreamThreads implements HealthProbes {
     const settled = await this.group.settle(
       () => this.slots.map((s) => s.join),
       Math.max(60_000, this.options.data.config.sessionTimeoutMs),
-      () => this.stopping,
+      () => this.isStopping(),
     );
-    if (this.stopping) return;
+    if (this.isStopping()) return;
     if (settled !== true)
       this.options.logger.warn({ reason: settled }, 'the group did not settle on every stream thread in time: starting their tasks anyway');
-    this.gateOpen = true;
+    this.transition('open');
     for (const slot of this.slots) slot.current?.postMessage({ type: 'go' } satisfies ToThread);
     this.options.logger.info({ threads: this.slots.length, settledInMs: Date.now() - waitedFrom }, 'stream threads started');
   }
 
   private spawn(slot: Slot): void {
     slot.transition({ kind: 'starting', first: slot.state.kind === 'created' });
-    const data: StreamThreadData = { ...this.options.data, thread: slot.thread, holdTasks: !this.gateOpen };
+    const data: StreamThreadData = { ...this.options.data, thread: slot.thread, holdTasks: this.state !== 'open' };
     const thread = new Thread(this.options.entry, { workerData: data });
     slot.current = thread;
     slot.startedAt = Date.now();
@@ -156,7 +157,7 @@ export class StreamThreads implements HealthProbes {
         } else if (state.kind === 'stopping') {
           // Stopped during its first start, if it was: that start failed.
           slot.firstStartEnded(failure);
-        } else if (!this.stopping) {
+        } else if (!this.isStopping()) {
           this.options.logger.error({ thread: slot.thread, error: message.lines.join(' ') }, 'replacement stream thread could not start');
         }
         void thread.terminate();
@@ -204,7 +205,7 @@ export class StreamThreads implements HealthProbes {
     // alive (else it would end with no thread at all). stop() and terminate() clear it.
     slot.replaceTimer = setTimeout(() => {
       slot.replaceTimer = undefined;
-      if (!this.stopping && slot.state.kind === 'replacing') this.spawn(slot);
+      if (!this.isStopping() && slot.state.kind === 'replacing') this.spawn(slot);
     }, delayMs);
   }
 
@@ -254,7 +255,7 @@ export class StreamThreads implements HealthProbes {
 
   /** The process stops: clears the pending replacements' timers; each slot stops (or is stopped, with no thread). */
   private halt(): void {
-    this.stopping = true;
+    if (!this.isStopping()) this.transition('stopping');
     for (const slot of this.slots) {
       clearTimeout(slot.replaceTimer);
       slot.replaceTimer = undefined;
@@ -263,9 +264,19 @@ export class StreamThreads implements HealthProbes {
     }
   }
 
+  /** A stop came (read through a method: the state changes across awaits). */
+  private isStopping(): boolean {
+    return this.state === 'stopping';
+  }
+
+  private transition(to: StreamThreadsState): void {
+    assertStreamThreadsTransition(this.state, to);
+    this.state = to;
+  }
+
   /** `/readyz`: ready when every thread is ready (none starting, replaced or stopping). */
   async readiness(): Promise<ProbeResult> {
-    return threadsReadiness(await askThreads(this.slots, 'probe'), this.stopping);
+    return threadsReadiness(await askThreads(this.slots, 'probe'), this.isStopping());
   }
 
   /** `/healthz`: live unless a thread is not, or does not answer; a thread being replaced is live (its replacement is the cure). */
