@@ -17,7 +17,7 @@
 
 export type { WeirErrorCode } from './errors/weir-error.js';
 export { WeirError } from './errors/weir-error.js';
-export { TopologyError, TopologyLoadError, ConfigError } from './errors/topology-error.js';
+export { TopologyError, TopologyLoadError, ConfigError, type TopologyProblem } from './errors/topology-error.js';
 export {
   NonRetriableError,
   DeserializationError,

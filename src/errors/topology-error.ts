@@ -1,22 +1,40 @@
 // What the user gave weir is wrong: a topology file that does not compile or load, a config value.
 import { WeirError } from './weir-error.js';
 
+/** One problem of a topology: the node it names, when there is one, and what is wrong. */
+export interface TopologyProblem {
+  readonly node: string | undefined;
+  readonly problem: string;
+}
+
+const sayProblem = ({ node, problem }: TopologyProblem): string => (node === undefined ? problem : `node '${node}': ${problem}`);
+
 /**
  * A topology file that does not compile. `node` names the offending node (source topic,
- * processor or sink name) when there is one.
+ * processor or sink name) when there is one; `others` are the further problems compile found in
+ * the same file, reported in the same message:
+ * `<file>: node '<node>': <problem>; node '<other>': <problem>`.
  */
 export class TopologyError extends WeirError {
   readonly node: string | undefined;
   readonly problem: string;
   /** The topology file, when known. */
   readonly file: string | undefined;
+  /** Further problems found in the same compile, after the first (`node`, `problem`). */
+  readonly others: readonly TopologyProblem[];
 
-  constructor(node: string | undefined, problem: string, file?: string) {
-    const what = node === undefined ? problem : `node '${node}': ${problem}`;
+  constructor(node: string | undefined, problem: string, file?: string, others: readonly TopologyProblem[] = []) {
+    const what = [{ node, problem }, ...others].map(sayProblem).join('; ');
     super('WEIR_TOPOLOGY_INVALID', file === undefined ? what : `${file}: ${what}`);
     this.node = node;
     this.problem = problem;
     this.file = file;
+    this.others = others;
+  }
+
+  /** Every problem this error reports, the first one first. */
+  get problems(): readonly TopologyProblem[] {
+    return [{ node: this.node, problem: this.problem }, ...this.others];
   }
 }
 

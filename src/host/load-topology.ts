@@ -61,7 +61,7 @@ export async function loadTopology(
     // The builder found a mistake while the file ran (e.g. `.source(...).branch(...)`): report
     // it as a compile error naming the node, like the ones compile() finds.
     // Matched by code: the file's `weir` may be another copy of the module.
-    if (isTopologyError(cause)) throw new TopologyError(cause.node, cause.problem, file);
+    if (isTopologyError(cause)) throw new TopologyError(cause.node, cause.problem, file, cause.others ?? []);
     const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
     const hint = MODULE_FORMAT.test(reason) ? MODULE_HINT : '';
     throw new TopologyLoadError(file, `failed to load: ${hint ? reason.replace(/\.$/, '') : reason}${hint}`, { cause });
@@ -74,7 +74,7 @@ export async function loadTopology(
   try {
     return compile(module.default, overrides);
   } catch (error) {
-    if (error instanceof TopologyError) throw new TopologyError(error.node, error.problem, file);
+    if (error instanceof TopologyError) throw new TopologyError(error.node, error.problem, file, error.others);
     throw error;
   }
 }
@@ -112,7 +112,7 @@ async function withinLoadTimeout<T>(loading: Promise<T>, file: string, timeoutMs
 }
 
 /** A {@link TopologyError} from any copy of weir (matched by its code). */
-function isTopologyError(error: unknown): error is Pick<TopologyError, 'node' | 'problem'> {
+function isTopologyError(error: unknown): error is Pick<TopologyError, 'node' | 'problem'> & Partial<Pick<TopologyError, 'others'>> {
   return (
     typeof error === 'object' &&
     error !== null &&

@@ -1,7 +1,7 @@
 import { List } from 'immutable';
 import { unknownKeysProblem } from '../dsl/option-problems.js';
 import { branchSchema } from '../dsl/options-schema.js';
-import { resolveSerde } from '../dsl/serdes.js';
+import { resolveSerde, type Serde } from '../dsl/serdes.js';
 import type { BranchSpec, SubtopologyDefinition } from '../dsl/topology-builder.js';
 import { TopologyError } from '../errors.js';
 import { compileChainStep, type StepSource } from './compile-chain-step.js';
@@ -9,6 +9,7 @@ import { compileSuccessRoutes } from './compile-success-routes.js';
 import { makeSourceNode, makeSubtopology, type ChainStep, type Subtopology } from './compiled-topology.js';
 import { parseOptions, serdeOrThrow, type ClaimNodeName } from './parse-options.js';
 import { nodeNameProblem, topicNameProblem } from './topic-names.js';
+import { TopologyProblems } from './topology-problems.js';
 
 export type { ClaimNodeName } from './parse-options.js';
 
@@ -53,66 +54,87 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
   const sourceName = def.sourceName ?? `${topic}-source`;
   const sourceNameProblem = nodeNameProblem('source name', sourceName);
   if (sourceNameProblem !== undefined) throw new TopologyError(topic, sourceNameProblem);
-  claim(sourceName as string, `the source node of topic '${String(def.sourceTopic)}'`);
-
-  const serdes = def.sourceSerdes;
-  const split =
-    typeof serdes === 'object' && serdes !== null && resolveSerde(serdes) === undefined && ('key' in serdes || 'value' in serdes);
-  const unknownSerdes = split ? unknownKeysProblem(serdes, ['key', 'value'], `the serdes of source '${topic}'`) : undefined;
-  if (unknownSerdes !== undefined) throw new TopologyError(sourceName as string, unknownSerdes);
-  const keySerde = serdeOrThrow(
-    sourceName as string,
-    'the key',
-    split ? (serdes as { key?: unknown }).key : undefined,
-    resolveSerde('string')!,
-  );
-  const valueSerde = serdeOrThrow(
-    sourceName as string,
-    'the value',
-    split ? (serdes as { value?: unknown }).value : serdes,
-    resolveSerde('json')!,
-  );
+  // From here on every problem of the sub-topology is collected: its steps are checked even when
+  // its source's serdes or another step are wrong.
+  const problems = new TopologyProblems();
+  problems.attempt(() => claim(sourceName as string, `the source node of topic '${String(def.sourceTopic)}'`));
+  const { keySerde, valueSerde } = problems.attempt(() => sourceSerdes(def, topic, sourceName as string)) ?? {
+    keySerde: resolveSerde('string')!,
+    valueSerde: resolveSerde('json')!,
+  };
 
   const chain = chainOf(def, sourceName as string);
   const lastName = String(chain[chain.length - 1]!.name);
   const lastNode = typeof chain[chain.length - 1]!.name === 'string' ? lastName : topic;
-  if (def.branch === undefined) throw new TopologyError(lastNode, 'has no success route: add .branch({ success: sink(topic) })');
-  const branch = parseOptions(lastNode, branchSchema, def.branch, { prefix: '', root: 'branch()' }) as BranchSpec;
-  if (chain.length > 1 && branch.retry !== undefined)
-    throw new TopologyError(
-      lastNode,
-      "branch({ retry }) is for a single processor: in a chain, give each step's retry in its process options",
-    );
+  const branch =
+    def.branch === undefined
+      ? problems.attempt(() => {
+          throw new TopologyError(lastNode, 'has no success route: add .branch({ success: sink(topic) })');
+        })
+      : problems.attempt(() => parseOptions(lastNode, branchSchema, def.branch, { prefix: '', root: 'branch()' }) as BranchSpec);
+  if (chain.length > 1 && branch?.retry !== undefined)
+    problems.attempt(() => {
+      throw new TopologyError(
+        lastNode,
+        "branch({ retry }) is for a single processor: in a chain, give each step's retry in its process options",
+      );
+    });
 
-  const steps: ChainStep[] = chain.map((step, index) =>
-    compileChainStep(step, {
-      applicationId,
-      index,
-      length: chain.length,
-      sourceTopic: topic,
-      sourceKeySerde: keySerde,
-      sourceValueSerde: valueSerde,
-      branch,
-      claim,
-    }),
+  const steps = chain.map((step, index) =>
+    problems.attempt(() =>
+      compileChainStep(step, {
+        applicationId,
+        index,
+        length: chain.length,
+        sourceTopic: topic,
+        sourceKeySerde: keySerde,
+        sourceValueSerde: valueSerde,
+        // Without a usable branch the steps are still checked, as if it gave no retry or DLQ.
+        branch: branch ?? ({ success: [] } as unknown as BranchSpec),
+        claim,
+      }),
+    ),
   );
-  const last = steps[steps.length - 1]!;
-  // Outputs of the last step go to the sinks with the source's serdes by default, as for one processor.
-  const { sinks, routing } = compileSuccessRoutes(last.processor.name, branch, { topic, keySerde, valueSerde }, claim);
+  // Outputs of the last step go to the sinks with the source's serdes by default, as for one
+  // processor (checked even when that step has problems of its own).
+  const routes =
+    branch === undefined
+      ? undefined
+      : problems.attempt(() => compileSuccessRoutes(lastName, branch, { topic, keySerde, valueSerde }, claim));
   for (const step of steps) {
-    const dlq = step.deadLetter;
-    if (sinks.some((s) => s.topic === dlq.topic))
-      throw new TopologyError(dlq.name, `dead-letter topic '${dlq.topic}' is also a success sink of '${last.processor.name}'`);
+    const dlq = step?.deadLetter;
+    if (dlq !== undefined && routes?.sinks.some((s) => s.topic === dlq.topic))
+      problems.attempt(() => {
+        throw new TopologyError(dlq.name, `dead-letter topic '${dlq.topic}' is also a success sink of '${lastName}'`);
+      });
   }
-  const first = steps[0]!;
+  problems.throwIfAny();
+  const compiled = steps as ChainStep[];
+  const first = compiled[0]!;
   return makeSubtopology({
     id,
     source: makeSourceNode({ name: sourceName as string, topic, keySerde, valueSerde }),
     processor: first.processor,
-    sinks,
-    successRouting: routing,
+    sinks: routes!.sinks,
+    successRouting: routes!.routing,
     deadLetter: first.deadLetter,
     retryTiers: first.retryTiers,
-    steps: List(steps),
+    steps: List(compiled),
   });
+}
+
+/**
+ * The source's key and value serdes (`string` and `json` by default).
+ *
+ * @throws TopologyError naming the source node: an unknown serde or an unknown key in `{ key, value }`
+ */
+function sourceSerdes(def: SubtopologyDefinition, topic: string, sourceName: string): { keySerde: Serde; valueSerde: Serde } {
+  const serdes = def.sourceSerdes;
+  const split =
+    typeof serdes === 'object' && serdes !== null && resolveSerde(serdes) === undefined && ('key' in serdes || 'value' in serdes);
+  const unknownSerdes = split ? unknownKeysProblem(serdes, ['key', 'value'], `the serdes of source '${topic}'`) : undefined;
+  if (unknownSerdes !== undefined) throw new TopologyError(sourceName, unknownSerdes);
+  const keySerde = serdeOrThrow(sourceName, 'the key', split ? (serdes as { key?: unknown }).key : undefined, resolveSerde('string')!);
+  const valueSerde = serdeOrThrow(sourceName, 'the value', split ? (serdes as { value?: unknown }).value : serdes, resolveSerde('json')!);
+  return { keySerde, valueSerde };
 }

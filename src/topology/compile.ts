@@ -3,6 +3,7 @@ import { optionProblems } from '../dsl/option-problems.js';
 import { topologyOptionsSchema } from '../dsl/options-schema.js';
 import { topologyDefinitionOf, type ProcessingGuarantee } from '../dsl/topology-builder.js';
 import { TopologyError } from '../errors.js';
+import { TopologyProblems } from './topology-problems.js';
 import { compileSubtopology } from './compile-subtopology.js';
 import { makeCompiledTopology, makeTopicRoute, type CompiledTopology, type Subtopology, type TopicRoute } from './compiled-topology.js';
 import { nodeNameProblem } from './topic-names.js';
@@ -20,6 +21,10 @@ export const DEFAULT_COMMIT_INTERVAL_MS: Readonly<Record<ProcessingGuarantee, nu
   exactly_once: 100,
   at_least_once: 1000,
 });
+
+function fail(node: string | undefined, problem: string): never {
+  throw new TopologyError(node, problem);
+}
 
 function resolveOptions(
   raw: unknown,
@@ -77,15 +82,23 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
   if (def === undefined) {
     throw new TopologyError(undefined, 'expected a topology built with topology(...) from weir as the default export');
   }
-  const { applicationId, processingGuarantee, commitIntervalMs } = resolveOptions(def.options, overrides);
-  if (def.subtopologies.length === 0) throw new TopologyError(undefined, 'topology has no source: add .source(topic, serdes)');
+  const problems = new TopologyProblems();
+  // Bad options are reported with the nodes' problems; the nodes are checked with a stand-in id.
+  const { applicationId, processingGuarantee, commitIntervalMs } = problems.attempt(() => resolveOptions(def.options, overrides)) ?? {
+    applicationId: 'application-id',
+    processingGuarantee: 'at_least_once' as const,
+    commitIntervalMs: DEFAULT_COMMIT_INTERVAL_MS.at_least_once,
+  };
+  if (def.subtopologies.length === 0) problems.attempt(() => fail(undefined, 'topology has no source: add .source(topic, serdes)'));
 
   const seenSources = new Set<unknown>();
   for (const sub of def.subtopologies) {
     if (seenSources.has(sub.sourceTopic)) {
-      throw new TopologyError(
-        String(sub.sourceName ?? `${String(sub.sourceTopic)}-source`),
-        `topic '${String(sub.sourceTopic)}' is the source of two sub-topologies; use one source per topic`,
+      problems.attempt(() =>
+        fail(
+          String(sub.sourceName ?? `${String(sub.sourceTopic)}-source`),
+          `topic '${String(sub.sourceTopic)}' is the source of two sub-topologies; use one source per topic`,
+        ),
       );
     }
     seenSources.add(sub.sourceTopic);
@@ -95,11 +108,12 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
   const names = new Map<string, string>();
   const claim = (name: string, what: string): void => {
     const taken = names.get(name);
-    if (taken !== undefined)
-      throw new TopologyError(name, `duplicate node name: node names must be unique in a topology, and '${name}' is already ${taken}`);
+    if (taken !== undefined) fail(name, `duplicate node name: node names must be unique in a topology, and '${name}' is already ${taken}`);
     names.set(name, what);
   };
-  const subtopologies = def.subtopologies.map((sub, id) => compileSubtopology(sub, id, applicationId, claim));
+  const subtopologies = def.subtopologies.flatMap(
+    (sub, id) => problems.attempt(() => compileSubtopology(sub, id, applicationId, claim)) ?? [],
+  );
 
   const routes = new Map<string, TopicRoute>();
   for (const sub of subtopologies) {
@@ -108,8 +122,9 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
   for (const sub of subtopologies) {
     for (const step of sub.steps) {
       for (const tier of step.retryTiers) {
-        if (routes.has(tier.topic)) throw new TopologyError(step.processor.name, `retry tier topic '${tier.topic}' is also a source topic`);
-        routes.set(tier.topic, makeTopicRoute({ subtopologyId: sub.id, step: step.index, tier: tier.index }));
+        if (routes.has(tier.topic))
+          problems.attempt(() => fail(step.processor.name, `retry tier topic '${tier.topic}' is also a source topic`));
+        else routes.set(tier.topic, makeTopicRoute({ subtopologyId: sub.id, step: step.index, tier: tier.index }));
       }
     }
   }
@@ -126,17 +141,20 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
     for (const { node, what, topic } of outputs) {
       const owner = tierOwners.get(topic);
       if (owner !== undefined)
-        throw new TopologyError(
-          node,
-          `${what} topic '${topic}' is a retry tier topic of processor '${owner}': weir writes its retry tiers itself (a sink there would loop)`,
+        problems.attempt(() =>
+          fail(
+            node,
+            `${what} topic '${topic}' is a retry tier topic of processor '${owner}': weir writes its retry tiers itself (a sink there would loop)`,
+          ),
         );
     }
   }
   const loop = findTopicLoop(subtopologies);
   if (loop !== undefined) {
     const first = subtopologies.find((s) => s.source.topic === loop[0]);
-    throw new TopologyError(first?.processor.name, `topics form a loop: ${loop.join(' → ')}`);
+    problems.attempt(() => fail(first?.processor.name, `topics form a loop: ${loop.join(' → ')}`));
   }
+  problems.throwIfAny();
 
   return makeCompiledTopology({
     applicationId,

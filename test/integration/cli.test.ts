@@ -128,6 +128,24 @@ export default topology('cli-slow').source('cli-slow-in', 'json').process('copy'
     expect(Date.now() - began).toBeLessThan(30_000);
   });
 
+  it('reports every problem of a topology file in one run, each naming its node', async () => {
+    const file = topologyFile(
+      'two-mistakes.ts',
+      `import { sink, topology } from 'weir';
+export default topology('app')
+  .source('orders')
+  .process('parse', (r) => r.value, { retry: { maxAttempts: 0 } })
+  .branch({ success: sink('orders') });
+`,
+    );
+    const result = await weir(['validate', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}: node 'parse': retry.maxAttempts`);
+    expect(result.stderr).toContain(
+      "; node 'parse-to-orders': sink topic 'orders' is the source topic of its own processor 'parse' (a loop)",
+    );
+  });
+
   it('exits 2 naming the source for .source().branch() without a processor (a compile error, not a TypeError)', async () => {
     const file = topologyFile(
       'no-process.ts',

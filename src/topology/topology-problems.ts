@@ -1,0 +1,34 @@
+import { TopologyError, type TopologyProblem } from '../errors.js';
+
+/**
+ * Collects the problems of one compile, so that a topology file with several mistakes reports
+ * them all in one run rather than one per try. A check that depends on an earlier one (a step on
+ * a source whose topic name is invalid, say) is skipped with it.
+ */
+export class TopologyProblems {
+  private readonly found: TopologyProblem[] = [];
+
+  /**
+   * Runs `check`; a {@link TopologyError} it throws (with all its problems) is kept.
+   *
+   * @returns what `check` returned, or `undefined` when it threw a TopologyError
+   * @throws whatever else `check` throws (a bug, not a bad topology)
+   */
+  attempt<T>(check: () => T): T | undefined {
+    try {
+      return check();
+    } catch (error) {
+      if (!(error instanceof TopologyError)) throw error;
+      this.found.push(...error.problems);
+      return undefined;
+    }
+  }
+
+  /**
+   * @throws TopologyError naming the first problem's node, with every problem found in its message
+   */
+  throwIfAny(): void {
+    const [first, ...others] = this.found;
+    if (first !== undefined) throw new TopologyError(first.node, first.problem, undefined, others);
+  }
+}
