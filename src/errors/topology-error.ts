@@ -12,8 +12,8 @@ const sayProblem = ({ node, problem }: TopologyProblem): string => (node === und
 /**
  * A topology file that does not compile. `node` names the offending node (source topic,
  * processor or sink name) when there is one; `others` are the further problems compile found in
- * the same file, reported in the same message:
- * `<file>: node '<node>': <problem>; node '<other>': <problem>`.
+ * the same file, reported in the same message, one per line:
+ * `<file>: 2 problems:\n  node '<node>': <problem>\n  node '<other>': <problem>`.
  */
 export class TopologyError extends WeirError {
   readonly node: string | undefined;
@@ -24,7 +24,8 @@ export class TopologyError extends WeirError {
   readonly others: readonly TopologyProblem[];
 
   constructor(node: string | undefined, problem: string, file?: string, others: readonly TopologyProblem[] = []) {
-    const what = [{ node, problem }, ...others].map(sayProblem).join('; ');
+    const all = [{ node, problem }, ...others];
+    const what = all.length === 1 ? sayProblem(all[0]!) : `${all.length} problems:\n${all.map((p) => `  ${sayProblem(p)}`).join('\n')}`;
     super('WEIR_TOPOLOGY_INVALID', file === undefined ? what : `${file}: ${what}`);
     this.node = node;
     this.problem = problem;

@@ -3,8 +3,10 @@ import { sink } from '../dsl/sink.js';
 import { topology } from '../dsl/topology-builder.js';
 import { fn, problemOf } from './compile.test-support.js';
 
+const nodesOf = (input: unknown) => problemOf(input).problems.map((p) => p.node);
+
 describe('compile reports every problem of a topology in one run', () => {
-  it('across sub-topologies, steps, sinks and the topology options, the first one first', () => {
+  it('across sub-topologies, steps, sinks and the topology options, one per line, the first one first', () => {
     const bad = topology({ applicationId: 'app', commitIntervalMs: -5 })
       .source('orders', 'xml' as 'json')
       .process('parse', fn, { retry: { maxAttempts: 0 } })
@@ -14,18 +16,88 @@ describe('compile reports every problem of a topology in one run', () => {
       .process('parse', fn)
       .branch({ success: sink('payments') });
     const error = problemOf(bad);
-    const nodes = error.problems.map((p) => p.node);
-    expect(nodes).toEqual([undefined, 'orders-source', 'parse', 'enrich', 'enrich-to-out', 'parse', 'parse-to-payments']);
+    // The duplicate 'parse' is one problem: its derived node 'parse-dlq' is not claimed again.
+    expect(error.problems.map((p) => p.node)).toEqual([
+      undefined,
+      'orders-source',
+      'parse',
+      'enrich',
+      'enrich-to-out',
+      'parse',
+      'parse-to-payments',
+    ]);
     // The first problem stays the error's node and problem, as for a topology with one mistake.
     expect(error.node).toBeUndefined();
     expect(error.problem).toMatch(/commitIntervalMs/);
-    for (const { node, problem } of error.problems.slice(1)) expect(error.message).toContain(`node '${node}': ${problem}`);
-    expect(error.message).toMatch(/unknown serde 'xml'/);
-    expect(error.message).toMatch(/duplicate node name/);
-    expect(error.message).toMatch(/sink topic 'payments' is the source topic of its own processor/);
+    const lines = error.message.split('\n');
+    expect(lines[0]).toBe('7 problems:');
+    expect(lines.slice(2)).toEqual(error.problems.slice(1).map(({ node, problem }) => `  node '${node}': ${problem}`));
   });
 
-  it('one mistake is one problem, with no others', () => {
+  it('every bad option of one step, and both serdes of a source', () => {
+    const options = {
+      retry: { maxAttempts: 0, backoff: { jitter: 'lots' } },
+      circuitBreaker: { failureRateThreshold: 2 },
+      retryBudget: { ratio: -1 },
+      timeoutMs: -5,
+    };
+    const error = problemOf(
+      topology('shop')
+        .source('orders', { key: 'int', value: 'yaml' } as never)
+        .process('enrich', fn, options as never)
+        .branch({ success: 'out' }),
+    );
+    for (const field of [
+      "'int' for the key",
+      "'yaml' for the value",
+      'timeoutMs',
+      'retry.maxAttempts',
+      'retry.backoff.jitter',
+      'failureRateThreshold',
+      'retryBudget.ratio',
+    ])
+      expect(error.message).toContain(field);
+  });
+
+  it('a chain of the wrong shape still reports its source problems', () => {
+    const t = topology('shop')
+      .source('orders', 'yaml' as 'json')
+      .process('enrich', fn)
+      .branch({ success: 'out' });
+    (t as unknown as { process: (name: string, f: unknown) => unknown }).process('late', fn);
+    expect(nodesOf(t)).toEqual(['orders-source', 'late']);
+  });
+
+  it('adds no follow-on problem: a topic sourced twice is one problem, and a bad option keeps the retry-tier checks of a good application.id', () => {
+    const twice = topology('shop')
+      .source('orders')
+      .process('a', fn)
+      .branch({ success: 'x' })
+      .source('orders')
+      .process('b', fn)
+      .branch({ success: 'y' });
+    expect(problemOf(twice).problems).toHaveLength(1);
+    const badInterval = topology({ applicationId: 'shop', commitIntervalMs: 0 })
+      .source('orders')
+      .process('enrich', fn, { retry: { mode: 'topics', maxAttempts: 2 } })
+      .branch({ success: sink('shop.enrich.retry.0') });
+    expect(nodesOf(badInterval)).toEqual([undefined, 'enrich-to-shop.enrich.retry.0']);
+    expect(
+      problemOf(topology({ applicationId: 'my shop', commitIntervalMs: 1.5 }).source('in').process('p', fn).branch({ success: 'o' }))
+        .message,
+    ).toMatch(/commitIntervalMs.*; application\.id 'my shop'/);
+  });
+
+  it("checks a retry tier's topic name, which application.id and the processor name make (Kafka's limit: 249 characters)", () => {
+    const long = topology('a'.repeat(200))
+      .source('in')
+      .process('p'.repeat(44), fn, { retry: { mode: 'topics', maxAttempts: 2 } })
+      .branch({ success: 'out' });
+    expect(problemOf(long)).toMatchObject({ node: `${'p'.repeat(44)}-retry-0` });
+    expect(problemOf(long).message).toMatch(/retry tier topic name .* is longer than 249 characters/);
+  });
+
+  it('one mistake is one problem, on one line', () => {
     const error = problemOf(
       topology('app')
         .source('in')
@@ -33,6 +105,6 @@ describe('compile reports every problem of a topology in one run', () => {
         .branch({ success: sink('in') }),
     );
     expect(error.others).toEqual([]);
-    expect(error.problems).toHaveLength(1);
+    expect(error.message).toBe(`node 'p-to-in': ${error.problem}`);
   });
 });

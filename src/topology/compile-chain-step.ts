@@ -6,8 +6,8 @@ import { resolveSerde, type Serde } from '../dsl/serdes.js';
 import type { SinkSpec } from '../dsl/sink.js';
 import type { BranchSpec } from '../dsl/topology-builder.js';
 import { TopologyError } from '../errors.js';
-import { resolveCircuitBreakerPolicy, type CircuitBreakerPolicy } from '../failure/circuit-breaker-policy.js';
-import { resolveRetryBudgetPolicy, type RetryBudgetPolicy } from '../failure/retry-budget-policy.js';
+import { resolveCircuitBreakerPolicy } from '../failure/circuit-breaker-policy.js';
+import { resolveRetryBudgetPolicy } from '../failure/retry-budget-policy.js';
 import { resolveRetryPolicy, type RetryPolicy } from '../failure/retry-policy.js';
 import {
   makeChainStep,
@@ -15,10 +15,12 @@ import {
   makeProcessorNode,
   makeRetryTier,
   type ChainStep,
+  type DeadLetterNode,
   type DedupPolicy,
 } from './compiled-topology.js';
 import { parseOptions, policyOrThrow, serdeOrThrow, toSinkSpec, type ClaimNodeName } from './parse-options.js';
 import { defaultDeadLetterTopic, nodeNameProblem, retryTierTopic, topicNameProblem } from './topic-names.js';
+import { TopologyProblems } from './topology-problems.js';
 
 /** One step as the compiler reads it from the builder's definition. */
 export interface StepSource {
@@ -52,18 +54,6 @@ function resolveDedup(node: string, options: unknown): DedupPolicy | null {
     claimTtlMs: dedup.claimTtlMs ?? 60_000,
     onStoreError: dedup.onStoreError ?? 'fail',
   });
-}
-
-function resolveGuards(
-  processor: string,
-  options: ProcessOptions,
-): { circuitBreaker: CircuitBreakerPolicy | null; retryBudget: RetryBudgetPolicy | null; timeoutMs: number | null } {
-  return {
-    circuitBreaker:
-      options.circuitBreaker === undefined ? null : policyOrThrow(processor, resolveCircuitBreakerPolicy(options.circuitBreaker)),
-    retryBudget: options.retryBudget === undefined ? null : policyOrThrow(processor, resolveRetryBudgetPolicy(options.retryBudget)),
-    timeoutMs: options.timeoutMs ?? null,
-  };
 }
 
 function resolveRetry(processor: string, options: ProcessOptions, branchRetry: BranchSpec['retry']): RetryPolicy {
@@ -113,18 +103,80 @@ export function compileChainStep(step: StepSource, ctx: StepContext): ChainStep 
   const nameProblem = nodeNameProblem('processor name', step.name);
   if (nameProblem !== undefined) throw new TopologyError(typeof step.name === 'string' ? step.name : ctx.sourceTopic, nameProblem);
   const name = step.name as string;
+  // Every problem of the step is collected: one bad option does not hide another.
+  const problems = new TopologyProblems();
+  problems.attempt(() => ctx.claim(name, `the name of processor '${name}'`));
+  // A name taken already takes its derived node names (`<name>-dlq`, `<name>-retry-<n>`) too:
+  // they are not claimed again, which would only repeat the problem.
+  const nameTaken = problems.count > 0;
+  const claimDerived: ClaimNodeName = (node, what) => {
+    if (!nameTaken || !node.startsWith(`${name}-`)) ctx.claim(node, what);
+  };
   if (typeof step.fn !== 'function')
-    throw new TopologyError(name, `processor must be a function (record, ctx) => output (got ${showValue(step.fn)})`);
-  ctx.claim(name, `the name of processor '${name}'`);
-  const options = parseOptions(name, processOptionsSchema, step.options ?? {}, {
-    prefix: '',
-    root: 'process options',
-    unknownIn: 'the process options',
-  }) as ProcessOptions;
+    problems.attempt(() => {
+      throw new TopologyError(name, `processor must be a function (record, ctx) => output (got ${showValue(step.fn)})`);
+    });
+  const raw = typeof step.options === 'object' && step.options !== null ? (step.options as ProcessOptions) : {};
+  // With options that do not parse, the fields are still resolved one by one from what was given.
+  const options =
+    problems.attempt(
+      () =>
+        parseOptions(name, processOptionsSchema, step.options ?? {}, {
+          prefix: '',
+          root: 'process options',
+          unknownIn: 'the process options',
+        }) as ProcessOptions,
+    ) ?? raw;
   if (ctx.index > 0 && options.dedup !== undefined)
-    throw new TopologyError(name, 'dedup applies to source records: give it to the first step of the chain');
-  const retry = resolveRetry(name, options, ctx.length === 1 ? ctx.branch.retry : undefined);
-  const serdes = inputSerdes(name, options, ctx);
+    problems.attempt(() => {
+      throw new TopologyError(name, 'dedup applies to source records: give it to the first step of the chain');
+    });
+  const retry = problems.attempt(() => resolveRetry(name, options, ctx.length === 1 ? ctx.branch.retry : undefined));
+  const serdes = problems.attempt(() => inputSerdes(name, options, ctx));
+  const circuitBreaker = problems.attempt(() =>
+    options.circuitBreaker === undefined ? null : policyOrThrow(name, resolveCircuitBreakerPolicy(options.circuitBreaker)),
+  );
+  const retryBudget = problems.attempt(() =>
+    options.retryBudget === undefined ? null : policyOrThrow(name, resolveRetryBudgetPolicy(options.retryBudget)),
+  );
+  const dedup = problems.attempt(() => (ctx.index === 0 ? resolveDedup(name, options.dedup) : null));
+  const deadLetter = problems.attempt(() => deadLetterNode(name, options, { ...ctx, claim: claimDerived }));
+  const tierTopics = (retry?.tierDelaysMs ?? []).map((_, index) => retryTierTopic(ctx.applicationId, name, index));
+  tierTopics.forEach((topic, index) =>
+    problems.attempt(() => {
+      const tierNode = `${name}-retry-${index}`;
+      const topicProblem = topicNameProblem(topic);
+      if (topicProblem !== undefined) throw new TopologyError(tierNode, `retry tier ${topicProblem}`);
+      // Retry tiers are nodes too (`weir describe`: `<processor>-retry-<n>`).
+      claimDerived(tierNode, `the node of retry tier ${index} of processor '${name}'`);
+    }),
+  );
+  problems.throwIfAny();
+  return makeChainStep({
+    index: ctx.index,
+    processor: makeProcessorNode({
+      name,
+      fn: step.fn as never,
+      retry: retry!,
+      classify: (options.classify as ClassifyFn | undefined) ?? null,
+      dedup: dedup ?? null,
+      circuitBreaker: circuitBreaker ?? null,
+      retryBudget: retryBudget ?? null,
+      timeoutMs: options.timeoutMs ?? null,
+    }),
+    deadLetter: deadLetter!,
+    retryTiers: List(retry!.tierDelaysMs.map((delayMs, index) => makeRetryTier({ index, delayMs, topic: tierTopics[index]! }))),
+    inputKeySerde: serdes!.key,
+    inputValueSerde: serdes!.value,
+  });
+}
+
+/**
+ * The step's dead-letter node, its topic checked.
+ *
+ * @throws TopologyError naming the DLQ node: a bad topic name, the source topic (a loop), a name taken
+ */
+function deadLetterNode(name: string, options: ProcessOptions, ctx: StepContext): DeadLetterNode {
   const dlqSpec = deadLetterSpec(name, options, ctx);
   const dlqName = dlqSpec.name ?? `${name}-dlq`;
   const dlqProblem = topicNameProblem(dlqSpec.topic);
@@ -132,23 +184,5 @@ export function compileChainStep(step: StepSource, ctx: StepContext): ChainStep 
   if (dlqSpec.topic === ctx.sourceTopic)
     throw new TopologyError(dlqName, `dead-letter topic '${ctx.sourceTopic}' is the source topic of its own processor '${name}' (a loop)`);
   ctx.claim(dlqName, `the dead-letter node of processor '${name}'`);
-  // Retry tiers are nodes too (`weir describe`: `<processor>-retry-<n>`).
-  retry.tierDelaysMs.forEach((_, index) => ctx.claim(`${name}-retry-${index}`, `the node of retry tier ${index} of processor '${name}'`));
-  return makeChainStep({
-    index: ctx.index,
-    processor: makeProcessorNode({
-      name,
-      fn: step.fn as never,
-      retry,
-      classify: (options.classify as ClassifyFn | undefined) ?? null,
-      dedup: ctx.index === 0 ? resolveDedup(name, options.dedup) : null,
-      ...resolveGuards(name, options),
-    }),
-    deadLetter: makeDeadLetterNode({ name: dlqName, topic: dlqSpec.topic, partitions: dlqSpec.partitions ?? null }),
-    retryTiers: List(
-      retry.tierDelaysMs.map((delayMs, index) => makeRetryTier({ index, delayMs, topic: retryTierTopic(ctx.applicationId, name, index) })),
-    ),
-    inputKeySerde: serdes.key,
-    inputValueSerde: serdes.value,
-  });
+  return makeDeadLetterNode({ name: dlqName, topic: dlqSpec.topic, partitions: dlqSpec.partitions ?? null });
 }

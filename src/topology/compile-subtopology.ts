@@ -63,7 +63,9 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
     valueSerde: resolveSerde('json')!,
   };
 
-  const chain = chainOf(def, sourceName as string);
+  const chain = problems.attempt(() => chainOf(def, sourceName as string));
+  // A chain of the wrong shape: its steps cannot be told apart, so they are not checked.
+  if (chain === undefined) return problems.fail();
   const lastName = String(chain[chain.length - 1]!.name);
   const lastNode = typeof chain[chain.length - 1]!.name === 'string' ? lastName : topic;
   const branch =
@@ -134,7 +136,14 @@ function sourceSerdes(def: SubtopologyDefinition, topic: string, sourceName: str
     typeof serdes === 'object' && serdes !== null && resolveSerde(serdes) === undefined && ('key' in serdes || 'value' in serdes);
   const unknownSerdes = split ? unknownKeysProblem(serdes, ['key', 'value'], `the serdes of source '${topic}'`) : undefined;
   if (unknownSerdes !== undefined) throw new TopologyError(sourceName, unknownSerdes);
-  const keySerde = serdeOrThrow(sourceName, 'the key', split ? (serdes as { key?: unknown }).key : undefined, resolveSerde('string')!);
-  const valueSerde = serdeOrThrow(sourceName, 'the value', split ? (serdes as { value?: unknown }).value : serdes, resolveSerde('json')!);
-  return { keySerde, valueSerde };
+  // Both checked: a bad key serde does not hide a bad value serde.
+  const problems = new TopologyProblems();
+  const keySerde = problems.attempt(() =>
+    serdeOrThrow(sourceName, 'the key', split ? (serdes as { key?: unknown }).key : undefined, resolveSerde('string')!),
+  );
+  const valueSerde = problems.attempt(() =>
+    serdeOrThrow(sourceName, 'the value', split ? (serdes as { value?: unknown }).value : serdes, resolveSerde('json')!),
+  );
+  problems.throwIfAny();
+  return { keySerde: keySerde!, valueSerde: valueSerde! };
 }

@@ -1,7 +1,7 @@
 import { List, Map as ImmutableMap } from 'immutable';
 import { optionProblems } from '../dsl/option-problems.js';
 import { topologyOptionsSchema } from '../dsl/options-schema.js';
-import { topologyDefinitionOf, type ProcessingGuarantee } from '../dsl/topology-builder.js';
+import { topologyDefinitionOf, type ProcessingGuarantee, type SubtopologyDefinition } from '../dsl/topology-builder.js';
 import { TopologyError } from '../errors.js';
 import { TopologyProblems } from './topology-problems.js';
 import { compileSubtopology } from './compile-subtopology.js';
@@ -26,6 +26,13 @@ function fail(node: string | undefined, problem: string): never {
   throw new TopologyError(node, problem);
 }
 
+/** The application.id the file (or the command line) gives, when it is a good one; else undefined. */
+function idOf(raw: unknown, overrides: CompileOverrides): string | undefined {
+  const id =
+    overrides.applicationId ?? (typeof raw === 'object' && raw !== null ? (raw as { applicationId?: unknown }).applicationId : undefined);
+  return typeof id === 'string' && nodeNameProblem('application.id', id) === undefined ? id : undefined;
+}
+
 function resolveOptions(
   raw: unknown,
   overrides: CompileOverrides,
@@ -34,12 +41,16 @@ function resolveOptions(
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
   const merged = { ...fromFile, ...defined };
   const parsed = topologyOptionsSchema.safeParse(merged);
-  if (!parsed.success)
+  const id = (merged as { applicationId?: unknown }).applicationId;
+  // Its name is checked even when other options are wrong (zod's answer says nothing of it then).
+  const idProblem = typeof id === 'string' ? nodeNameProblem('application.id', id) : undefined;
+  if (!parsed.success) {
+    const problems = optionProblems(topologyOptionsSchema, merged, parsed.error, { prefix: '', root: 'topology()' });
     throw new TopologyError(
       undefined,
-      optionProblems(topologyOptionsSchema, merged, parsed.error, { prefix: '', root: 'topology()' }).join('; '),
+      [...problems, ...(idProblem !== undefined && !problems.some((p) => p.includes('applicationId')) ? [idProblem] : [])].join('; '),
     );
-  const idProblem = nodeNameProblem('application.id', parsed.data.applicationId);
+  }
   if (idProblem !== undefined) throw new TopologyError(undefined, idProblem);
   const processingGuarantee = parsed.data.processingGuarantee ?? 'at_least_once';
   const commitIntervalMs = parsed.data.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS[processingGuarantee];
@@ -83,17 +94,24 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
     throw new TopologyError(undefined, 'expected a topology built with topology(...) from weir as the default export');
   }
   const problems = new TopologyProblems();
-  // Bad options are reported with the nodes' problems; the nodes are checked with a stand-in id.
-  const { applicationId, processingGuarantee, commitIntervalMs } = problems.attempt(() => resolveOptions(def.options, overrides)) ?? {
-    applicationId: 'application-id',
+  const options = problems.attempt(() => resolveOptions(def.options, overrides));
+  // Bad options are reported with the nodes' problems. The nodes are checked with the file's
+  // application.id when it is a good one (it names the DLQ and retry-tier topics), else with a
+  // stand-in, and then the checks of those topics' names against other topics are left out.
+  const givenId = idOf(def.options, overrides);
+  const { applicationId, processingGuarantee, commitIntervalMs } = options ?? {
+    applicationId: givenId ?? 'application-id',
     processingGuarantee: 'at_least_once' as const,
     commitIntervalMs: DEFAULT_COMMIT_INTERVAL_MS.at_least_once,
   };
+  const derivedTopicsKnown = options !== undefined || givenId !== undefined;
   if (def.subtopologies.length === 0) problems.attempt(() => fail(undefined, 'topology has no source: add .source(topic, serdes)'));
 
   const seenSources = new Set<unknown>();
+  const duplicateSources = new Set<SubtopologyDefinition>();
   for (const sub of def.subtopologies) {
     if (seenSources.has(sub.sourceTopic)) {
+      duplicateSources.add(sub);
       problems.attempt(() =>
         fail(
           String(sub.sourceName ?? `${String(sub.sourceTopic)}-source`),
@@ -112,14 +130,15 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
     names.set(name, what);
   };
   const subtopologies = def.subtopologies.flatMap(
-    (sub, id) => problems.attempt(() => compileSubtopology(sub, id, applicationId, claim)) ?? [],
+    // A second source of a topic is not compiled: its nodes would only repeat that the topic is taken.
+    (sub, id) => (duplicateSources.has(sub) ? [] : (problems.attempt(() => compileSubtopology(sub, id, applicationId, claim)) ?? [])),
   );
 
   const routes = new Map<string, TopicRoute>();
   for (const sub of subtopologies) {
     routes.set(sub.source.topic, makeTopicRoute({ subtopologyId: sub.id, step: 0, tier: null }));
   }
-  for (const sub of subtopologies) {
+  for (const sub of derivedTopicsKnown ? subtopologies : []) {
     for (const step of sub.steps) {
       for (const tier of step.retryTiers) {
         if (routes.has(tier.topic))
@@ -132,7 +151,11 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
   // another's) would feed the tier records without retry headers, which it processes and writes
   // back — a loop that grows without end.
   const steps = subtopologies.flatMap((sub) => sub.steps.toArray());
-  const tierOwners = new Map(steps.flatMap((step) => step.retryTiers.toArray().map((tier) => [tier.topic, step.processor.name] as const)));
+  const tierOwners = new Map(
+    steps
+      .filter(() => derivedTopicsKnown)
+      .flatMap((step) => step.retryTiers.toArray().map((tier) => [tier.topic, step.processor.name] as const)),
+  );
   for (const sub of subtopologies) {
     const outputs = [
       ...sub.sinks.map((sink) => ({ node: sink.name, what: 'sink', topic: sink.topic })),

@@ -1,4 +1,4 @@
-import { TopologyError, type TopologyProblem } from '../errors.js';
+import { IllegalStateError, TopologyError, type TopologyProblem } from '../errors.js';
 
 /**
  * Collects the problems of one compile, so that a topology file with several mistakes reports
@@ -7,6 +7,11 @@ import { TopologyError, type TopologyProblem } from '../errors.js';
  */
 export class TopologyProblems {
   private readonly found: TopologyProblem[] = [];
+
+  /** How many problems were found so far. */
+  get count(): number {
+    return this.found.length;
+  }
 
   /**
    * Runs `check`; a {@link TopologyError} it throws (with all its problems) is kept.
@@ -30,5 +35,16 @@ export class TopologyProblems {
   throwIfAny(): void {
     const [first, ...others] = this.found;
     if (first !== undefined) throw new TopologyError(first.node, first.problem, undefined, others);
+  }
+
+  /**
+   * Stops the compile where later checks cannot go on (an `attempt` they need failed).
+   *
+   * @throws TopologyError with every problem found so far
+   * @throws IllegalStateError when none was found (a bug in the caller)
+   */
+  fail(): never {
+    this.throwIfAny();
+    throw new IllegalStateError('a compile stopped without a problem to report');
   }
 }

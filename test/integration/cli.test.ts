@@ -140,9 +140,9 @@ export default topology('app')
     );
     const result = await weir(['validate', file]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`${file}: node 'parse': retry.maxAttempts`);
+    expect(result.stderr).toContain(`${file}: 2 problems:\n  node 'parse': retry.maxAttempts`);
     expect(result.stderr).toContain(
-      "; node 'parse-to-orders': sink topic 'orders' is the source topic of its own processor 'parse' (a loop)",
+      "\n  node 'parse-to-orders': sink topic 'orders' is the source topic of its own processor 'parse' (a loop)",
     );
   });
 
