@@ -85,7 +85,7 @@ describe('compile reports every problem of a topology in one run', () => {
     expect(
       problemOf(topology({ applicationId: 'my shop', commitIntervalMs: 1.5 }).source('in').process('p', fn).branch({ success: 'o' }))
         .message,
-    ).toMatch(/commitIntervalMs.*; application\.id 'my shop'/);
+    ).toMatch(/commitIntervalMs.*\n  application\.id 'my shop'/);
   });
 
   it("checks a retry tier's topic name, which application.id and the processor name make (Kafka's limit: 249 characters)", () => {
@@ -106,5 +106,42 @@ describe('compile reports every problem of a topology in one run', () => {
     );
     expect(error.others).toEqual([]);
     expect(error.message).toBe(`node 'p-to-in': ${error.problem}`);
+  });
+
+  it('a missing or bad application.id is a problem, with the other options; the topics it would name add none of their own', () => {
+    for (const options of [{}, { applicationId: 5 }, { applicationId: { x: 1 } }])
+      expect(
+        problemOf(
+          topology(options as never)
+            .source('in')
+            .process('p', fn)
+            .branch({ success: 'o' }),
+        ).message,
+      ).toMatch(/application\.id must be a non-empty string/);
+    // With no good application.id the DLQ and retry-tier topics are unknown: no problem is made up about them.
+    const standIn = topology({ applicationId: 'my shop' })
+      .source('in')
+      .process('p'.repeat(230), fn, { retry: { mode: 'topics', maxAttempts: 2 } })
+      .branch({ success: 'o' });
+    expect(problemOf(standIn).problems.map((p) => p.problem)).toEqual([expect.stringMatching(/application\.id 'my shop'/)]);
+  });
+
+  it('puts each problem of one options object on a line of its own, and names a BigInt name without failing', () => {
+    const error = problemOf(
+      topology('shop')
+        .source('in')
+        .process('p', fn, { retry: { maxAttempts: 0, backoff: { jitter: 'lots' } } } as never)
+        .branch({ success: 'o' }),
+    );
+    expect(error.problems.map((p) => p.node)).toEqual(['p', 'p']);
+    expect(error.message.split('\n')).toHaveLength(3);
+    expect(
+      problemOf(
+        topology('shop')
+          .source('in')
+          .process(10n as never, fn)
+          .branch({ success: 'o' }),
+      ).message,
+    ).toMatch(/processor name must be a non-empty string \(got bigint\)/);
   });
 });

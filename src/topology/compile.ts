@@ -2,7 +2,7 @@ import { List, Map as ImmutableMap } from 'immutable';
 import { optionProblems } from '../dsl/option-problems.js';
 import { topologyOptionsSchema } from '../dsl/options-schema.js';
 import { topologyDefinitionOf, type ProcessingGuarantee, type SubtopologyDefinition } from '../dsl/topology-builder.js';
-import { TopologyError } from '../errors.js';
+import { TopologyError, type TopologyProblem } from '../errors.js';
 import { TopologyProblems } from './topology-problems.js';
 import { compileSubtopology } from './compile-subtopology.js';
 import { makeCompiledTopology, makeTopicRoute, type CompiledTopology, type Subtopology, type TopicRoute } from './compiled-topology.js';
@@ -21,6 +21,9 @@ export const DEFAULT_COMMIT_INTERVAL_MS: Readonly<Record<ProcessingGuarantee, nu
   exactly_once: 100,
   at_least_once: 1000,
 });
+
+/** The application.id the nodes are checked with when the file gives no good one. */
+const UNKNOWN_APPLICATION_ID = 'weir-unknown-application-id';
 
 function fail(node: string | undefined, problem: string): never {
   throw new TopologyError(node, problem);
@@ -41,17 +44,19 @@ function resolveOptions(
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
   const merged = { ...fromFile, ...defined };
   const parsed = topologyOptionsSchema.safeParse(merged);
-  const id = (merged as { applicationId?: unknown }).applicationId;
-  // Its name is checked even when other options are wrong (zod's answer says nothing of it then).
-  const idProblem = typeof id === 'string' ? nodeNameProblem('application.id', id) : undefined;
-  if (!parsed.success) {
-    const problems = optionProblems(topologyOptionsSchema, merged, parsed.error, { prefix: '', root: 'topology()' });
+  // application.id is checked even when other options are wrong (zod's answer says nothing of it then).
+  const idProblem = nodeNameProblem('application.id', (merged as { applicationId?: unknown }).applicationId);
+  const problems = parsed.success ? [] : optionProblems(topologyOptionsSchema, merged, parsed.error, { prefix: '', root: 'topology()' });
+  if (idProblem !== undefined && !problems.some((p) => p.includes('applicationId'))) problems.push(idProblem);
+  const [first, ...others] = problems;
+  if (first !== undefined)
     throw new TopologyError(
       undefined,
-      [...problems, ...(idProblem !== undefined && !problems.some((p) => p.includes('applicationId')) ? [idProblem] : [])].join('; '),
+      first,
+      undefined,
+      others.map((problem) => ({ node: undefined, problem })),
     );
-  }
-  if (idProblem !== undefined) throw new TopologyError(undefined, idProblem);
+  if (!parsed.success) throw new TopologyError(undefined, 'invalid topology options');
   const processingGuarantee = parsed.data.processingGuarantee ?? 'at_least_once';
   const commitIntervalMs = parsed.data.commitIntervalMs ?? DEFAULT_COMMIT_INTERVAL_MS[processingGuarantee];
   return { applicationId: parsed.data.applicationId as string, processingGuarantee, commitIntervalMs };
@@ -100,11 +105,13 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
   // stand-in, and then the checks of those topics' names against other topics are left out.
   const givenId = idOf(def.options, overrides);
   const { applicationId, processingGuarantee, commitIntervalMs } = options ?? {
-    applicationId: givenId ?? 'application-id',
+    applicationId: givenId ?? UNKNOWN_APPLICATION_ID,
     processingGuarantee: 'at_least_once' as const,
     commitIntervalMs: DEFAULT_COMMIT_INTERVAL_MS.at_least_once,
   };
   const derivedTopicsKnown = options !== undefined || givenId !== undefined;
+  // A problem of a topic named after the stand-in (a DLQ or retry tier) is not the file's.
+  const aboutKnownTopics = (p: TopologyProblem): boolean => derivedTopicsKnown || !p.problem.includes(UNKNOWN_APPLICATION_ID);
   if (def.subtopologies.length === 0) problems.attempt(() => fail(undefined, 'topology has no source: add .source(topic, serdes)'));
 
   const seenSources = new Set<unknown>();
@@ -131,7 +138,8 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
   };
   const subtopologies = def.subtopologies.flatMap(
     // A second source of a topic is not compiled: its nodes would only repeat that the topic is taken.
-    (sub, id) => (duplicateSources.has(sub) ? [] : (problems.attempt(() => compileSubtopology(sub, id, applicationId, claim)) ?? [])),
+    (sub, id) =>
+      duplicateSources.has(sub) ? [] : (problems.attempt(() => compileSubtopology(sub, id, applicationId, claim), aboutKnownTopics) ?? []),
   );
 
   const routes = new Map<string, TopicRoute>();

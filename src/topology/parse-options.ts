@@ -20,7 +20,7 @@ export type ClaimNodeName = (name: string, what: string) => void;
  */
 export function parseOptions<T extends z.ZodType>(node: string, schema: T, value: unknown, names: OptionNames): z.output<T> {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new TopologyError(node, optionProblems(schema, value, parsed.error, names).join('; '));
+  if (!parsed.success) throw problemsAt(node, optionProblems(schema, value, parsed.error, names));
   return parsed.data;
 }
 
@@ -50,6 +50,17 @@ export function toSinkSpec(node: string, value: unknown, what: string, defaultNa
 
 /** A policy resolver's answer as the policy, or a TopologyError naming the processor and every problem. */
 export function policyOrThrow<T>(processor: string, policy: T | string[]): T {
-  if (Array.isArray(policy)) throw new TopologyError(processor, policy.join('; '));
+  if (Array.isArray(policy)) throw problemsAt(processor, policy);
   return policy;
+}
+
+/** One TopologyError with each of `problems` (at least one) of `node` on a line of its own. */
+function problemsAt(node: string, problems: readonly string[]): TopologyError {
+  const [first = 'invalid options', ...others] = problems;
+  return new TopologyError(
+    node,
+    first,
+    undefined,
+    others.map((problem) => ({ node, problem })),
+  );
 }

@@ -2,6 +2,15 @@
  * Kafka's topic-name rules and weir's topic naming conventions.
  */
 
+/** A value as a name problem quotes it: JSON where it can be, else its type (a BigInt or a symbol has no JSON). */
+function quoted(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? typeof value;
+  } catch {
+    return typeof value;
+  }
+}
+
 /** Kafka's legal topic characters (`Topic.LEGAL_CHARS`). */
 const LEGAL = /^[a-zA-Z0-9._-]+$/;
 /** Kafka's `Topic.MAX_NAME_LENGTH`. */
@@ -11,7 +20,7 @@ const MAX_LENGTH = 249;
  * Why `name` is not a legal Kafka topic name, or `undefined` when it is.
  */
 export function topicNameProblem(name: unknown): string | undefined {
-  if (typeof name !== 'string' || name.length === 0) return `topic name must be a non-empty string (got ${JSON.stringify(name)})`;
+  if (typeof name !== 'string' || name.length === 0) return `topic name must be a non-empty string (got ${quoted(name)})`;
   if (name === '.' || name === '..') return `topic name cannot be '${name}'`;
   if (name.length > MAX_LENGTH) return `topic name '${name.slice(0, 40)}…' is longer than ${MAX_LENGTH} characters`;
   if (!LEGAL.test(name)) return `topic name '${name}' has characters other than ASCII letters, digits, '.', '_' and '-'`;
@@ -23,7 +32,7 @@ export function topicNameProblem(name: unknown): string | undefined {
  * into topic names (retry tiers and DLQs), so they follow the topic-name rules.
  */
 export function nodeNameProblem(kind: string, name: unknown): string | undefined {
-  if (typeof name !== 'string' || name.length === 0) return `${kind} must be a non-empty string (got ${JSON.stringify(name)})`;
+  if (typeof name !== 'string' || name.length === 0) return `${kind} must be a non-empty string (got ${quoted(name)})`;
   if (!LEGAL.test(name)) return `${kind} '${name}' may use only ASCII letters, digits, '.', '_' and '-'`;
   return undefined;
 }

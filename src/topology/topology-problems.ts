@@ -14,17 +14,18 @@ export class TopologyProblems {
   }
 
   /**
-   * Runs `check`; a {@link TopologyError} it throws (with all its problems) is kept.
+   * Runs `check`; a {@link TopologyError} it throws (with all its problems, or those `keep`
+   * accepts) is kept.
    *
    * @returns what `check` returned, or `undefined` when it threw a TopologyError
    * @throws whatever else `check` throws (a bug, not a bad topology)
    */
-  attempt<T>(check: () => T): T | undefined {
+  attempt<T>(check: () => T, keep: (problem: TopologyProblem) => boolean = () => true): T | undefined {
     try {
       return check();
     } catch (error) {
       if (!(error instanceof TopologyError)) throw error;
-      this.found.push(...error.problems);
+      this.found.push(...error.problems.filter(keep));
       return undefined;
     }
   }
