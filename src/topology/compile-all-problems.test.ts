@@ -85,7 +85,7 @@ describe('compile reports every problem of a topology in one run', () => {
     expect(
       problemOf(topology({ applicationId: 'my shop', commitIntervalMs: 1.5 }).source('in').process('p', fn).branch({ success: 'o' }))
         .message,
-    ).toMatch(/commitIntervalMs.*\n  application\.id 'my shop'/);
+    ).toMatch(/commitIntervalMs.*\n {2}application\.id 'my shop'/);
   });
 
   it("checks a retry tier's topic name, which application.id and the processor name make (Kafka's limit: 249 characters)", () => {
