@@ -54,13 +54,6 @@ export interface TransactionalProducer {
   send(records: readonly OutputRecord[]): Promise<void>;
   /** Adds the consumer offsets to the transaction (Kafka's `sendOffsetsToTransaction`). */
   sendOffsets(groupId: string, offsets: readonly TopicPartitionOffset[]): Promise<void>;
-  /**
-   * Whether a transaction that other tasks began is open and waiting for its members to commit
-   * (exactly_once_v2's shared transaction): a task with anything uncommitted joins it now rather
-   * than at the end of its own commit interval, so the member's tasks commit together, once per
-   * interval, as Kafka Streams commits all of a stream thread's tasks at once. Absent: never.
-   */
-  commitWanted?(): boolean;
   /** Delivers what is still in flight, then commits; rejects when any record of the transaction was not delivered (in doubt: see `reset`). */
   commit(): Promise<void>;
   abort(): Promise<void>;

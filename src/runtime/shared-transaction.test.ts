@@ -125,25 +125,6 @@ function setup(options: { joinWindowMs?: number; fn?: (value: { n: number }) => 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i);
 
 describe('SharedTransaction (exactly_once_v2: one producer for every task of a member)', () => {
-  it('asks a task that is not in the open transaction to join it (commitWanted), and no task once it committed', async () => {
-    const { shared, clock } = setup();
-    const a = shared.participant('in-0');
-    const b = shared.participant('in-1');
-    expect(b.commitWanted?.()).toBe(false);
-    await a.begin();
-    expect(b.commitWanted?.()).toBe(true);
-    expect(a.commitWanted?.()).toBe(false);
-    await b.begin();
-    expect(b.commitWanted?.()).toBe(false);
-    await a.sendOffsets(APP, [{ topic: 'in', partition: 0, offset: 1 }]);
-    await b.sendOffsets(APP, [{ topic: 'in', partition: 1, offset: 1 }]);
-    const committed = Promise.all([a.commit(), b.commit()]);
-    clock.advance(10); // past the join window
-    await committed;
-    expect(a.commitWanted?.()).toBe(false);
-    expect(shared.participant('in-2').commitWanted?.()).toBe(false);
-  });
-
   it('commits the tasks that flush together in one transaction, with every task’s offsets in one sendOffsets', async () => {
     const h = setup();
     await h.send(range(90));

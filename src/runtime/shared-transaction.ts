@@ -117,10 +117,6 @@ export class SharedTransaction {
       sendOffsets: async (groupId, offsets) => {
         mine().offsets.set(task, { groupId, offsets });
       },
-      commitWanted: () => {
-        const open = this.round;
-        return open !== undefined && isRoundOpen(open.state) && !open.members.has(task);
-      },
       commit: async () => {
         const r = mine();
         r.members.set(task, true);

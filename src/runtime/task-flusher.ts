@@ -61,15 +61,9 @@ export class TaskFlusher {
     return Math.max(this.durable, this.writer.committedOffset);
   }
 
-  /**
-   * Whether the commit interval has passed since the last commit, or (exactly_once_v2) the
-   * member's shared transaction is open and waiting for its tasks: joining it now commits this
-   * task with the others, instead of opening a round of its own a little later.
-   */
+  /** Whether the commit interval has passed since the last commit. */
   commitDue(): boolean {
-    const { output, clock } = this.options;
-    if (clock.now() - this.lastCommitAt >= this.commitIntervalMs) return true;
-    return output.guarantee === 'exactly_once' && output.transactions.commitWanted?.() === true;
+    return this.options.clock.now() - this.lastCommitAt >= this.commitIntervalMs;
   }
 
   /**
