@@ -101,9 +101,8 @@ export function rangeReaderConfig(groupId: string): LibrdkafkaConfig {
 /**
  * The idempotent producer (`enable.idempotence`, `acks=all`): keyed records go where the Java
  * client puts them (`murmur2_random`: murmur2 of the key, unkeyed records spread at random),
- * delivery reports on, a short linger (at_least_once awaits every send's acks before it commits
- * the offset, so a long one only adds latency; in a transaction, `commitTransaction` flushes what
- * the linger still holds).
+ * delivery reports on, a short linger (weir awaits every send's acks, so a long one only adds
+ * latency).
  */
 export function producerConfig(): LibrdkafkaConfig {
   return {
