@@ -85,24 +85,9 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
     });
   }
 
-  /**
-   * Queues `records` in the open transaction and resolves once librdkafka holds them, without
-   * waiting for the broker's acknowledgements: `commit()` (`commitTransaction`) delivers every
-   * queued record before it commits, and fails when one could not be delivered, so nothing
-   * commits without them. A transaction's records travel while its tasks go on processing (as
-   * Kafka Streams' producer sends while its stream thread works), instead of each task waiting
-   * for its acknowledgements at the end of every commit interval (issue 22's profile: that wait
-   * was most of a commit at 24 partitions).
-   *
-   * @throws the error of librdkafka's `produce` for a record it did not queue (see
-   *   `DeliveryTracker.enqueue`); the transaction must then be aborted
-   */
   async send(records: readonly OutputRecord[]): Promise<void> {
     this.current();
-    await this.guard(async () => {
-      // A failed delivery comes back from commitTransaction as an abortable error.
-      await this.deliveries.enqueue(records);
-    });
+    await this.guard(() => this.deliveries.send(records));
   }
 
   async sendOffsets(groupId: string, offsets: readonly TopicPartitionOffset[]): Promise<void> {

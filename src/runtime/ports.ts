@@ -46,15 +46,9 @@ export interface OffsetCommitter {
 export interface TransactionalProducer {
   readonly transactionalId: string;
   begin(): Promise<void>;
-  /**
-   * Adds records to the open transaction. It may resolve before the broker acknowledged them
-   * (librdkafka queues them): `commit` delivers them all first, and rejects when one was not
-   * delivered, so a committed transaction holds every record sent in it.
-   */
   send(records: readonly OutputRecord[]): Promise<void>;
   /** Adds the consumer offsets to the transaction (Kafka's `sendOffsetsToTransaction`). */
   sendOffsets(groupId: string, offsets: readonly TopicPartitionOffset[]): Promise<void>;
-  /** Delivers what is still in flight, then commits; rejects when any record of the transaction was not delivered (in doubt: see `reset`). */
   commit(): Promise<void>;
   abort(): Promise<void>;
   /**
