@@ -72,4 +72,31 @@ describe('DeliveryTracker', () => {
     const failing = producer((n) => (n === 0 ? unknown : undefined));
     await expect(new DeliveryTracker(() => failing.p).send([rec(), rec()])).rejects.toBe(unknown);
   });
+
+  it('enqueue resolves once every record is queued, before any acknowledgement; acknowledged settles with the reports', async () => {
+    const { p, produced } = producer();
+    const tracker = new DeliveryTracker(() => p);
+    const { acknowledged } = await tracker.enqueue([rec(0), rec(1)]);
+    expect(produced).toHaveLength(2);
+    expect(tracker.pending).toBe(1);
+    let acked = false;
+    void acknowledged.then(() => (acked = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(acked).toBe(false);
+    for (const r of produced) tracker.delivered(null, { topic: 't', partition: 0, offset: 0, opaque: r.opaque });
+    await acknowledged;
+    expect(tracker.pending).toBe(0);
+  });
+
+  it('enqueue rejects at once when a record cannot be queued: nothing after it is produced', async () => {
+    const tooLarge = Object.assign(new Error('Broker: Message size too large'), { code: 10 });
+    const { p, produced } = producer((n) => (n === 1 ? tooLarge : undefined));
+    const tracker = new DeliveryTracker(() => p);
+    await expect(tracker.enqueue([rec(), rec(), rec()])).rejects.toBe(tooLarge);
+    expect(produced).toHaveLength(1);
+    // The queued record's report still arrives, and settles the batch without an unhandled rejection.
+    tracker.delivered(null, { topic: 't', partition: 0, offset: 0, opaque: produced[0]!.opaque });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(tracker.pending).toBe(0);
+  });
 });

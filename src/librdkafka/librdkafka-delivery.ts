@@ -40,36 +40,53 @@ export class DeliveryTracker {
    * `ERR__MSG_TIMED_OUT` after `message.timeout.ms`) once every record has a report.
    */
   async send(records: readonly OutputRecord[]): Promise<void> {
-    if (records.length === 0) return;
+    const { acknowledged } = await this.enqueue(records);
+    await acknowledged;
+  }
+
+  /**
+   * Produces `records` in order into librdkafka's queue, waiting while it is full
+   * (`ERR__QUEUE_FULL`), and resolves once every one is queued — not yet acknowledged. Inside a
+   * transaction that is enough: `commitTransaction` delivers every queued record before it
+   * commits, and fails (an abortable error) when one could not be delivered.
+   *
+   * @returns `acknowledged`: settles as {@link send} does, when every record has its delivery
+   *   report (rejects with the first failure)
+   * @throws the first error of librdkafka's `produce` other than a full queue (an unknown
+   *   partition, a record over `message.max.bytes`): that record and the ones after it are not
+   *   queued, and none of the batch counts as sent
+   */
+  async enqueue(records: readonly OutputRecord[]): Promise<{ readonly acknowledged: Promise<void> }> {
+    if (records.length === 0) return { acknowledged: Promise.resolve() };
     const producer = this.producer();
     let pending!: PendingSend;
     const done = new Promise<void>((resolve, reject) => {
       pending = { remaining: records.length, error: undefined, resolve, reject };
     });
+    // Settled by the reports; whoever takes `acknowledged` sees its outcome.
+    done.catch(() => undefined);
     this.inFlight++;
-    try {
-      for (let i = 0; i < records.length; i++) {
-        const r = records[i]!;
-        for (let wait = QUEUE_FULL_WAIT_MS; ; wait = Math.min(100, wait * 2)) {
-          try {
-            producer.produce(r.topic, r.partition ?? null, r.value, r.key, r.timestamp ?? null, pending, toNativeHeaders(r.headers));
-            break;
-          } catch (error) {
-            if (codeOf(error) !== ERR.QUEUE_FULL) {
-              // Records not produced get no report: count them as failed now.
-              pending.error ??= error;
-              pending.remaining -= records.length - i;
-              if (pending.remaining === 0) settle(pending);
-              return await done;
-            }
-            await new Promise((resolve) => setTimeout(resolve, wait));
+    const acknowledged = done.finally(() => this.inFlight--);
+    acknowledged.catch(() => undefined);
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      for (let wait = QUEUE_FULL_WAIT_MS; ; wait = Math.min(100, wait * 2)) {
+        try {
+          producer.produce(r.topic, r.partition ?? null, r.value, r.key, r.timestamp ?? null, pending, toNativeHeaders(r.headers));
+          break;
+        } catch (error) {
+          if (codeOf(error) !== ERR.QUEUE_FULL) {
+            // Records not produced get no report: count them as failed now.
+            pending.error ??= error;
+            pending.remaining -= records.length - i;
+            if (pending.remaining === 0) settle(pending);
+            throw error;
           }
+          await new Promise((resolve) => setTimeout(resolve, wait));
         }
       }
-      await done;
-    } finally {
-      this.inFlight--;
     }
+    return { acknowledged };
   }
 
   /** The producer's `delivery-report` listener. */

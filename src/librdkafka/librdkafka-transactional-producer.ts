@@ -29,6 +29,8 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
   private producer: NativeProducer | undefined;
   private removeProbe: (() => void) | undefined;
   private inTransaction = false;
+  /** The acknowledgements of the records sent in the open transaction and not yet awaited. */
+  private unacknowledged: Promise<void>[] = [];
   private readonly deliveries: DeliveryTracker;
   /** The producer's fatal error as librdkafka logged it (its calls fail with a generic one). */
   private readonly fatal = new FatalErrorWatch();
@@ -81,17 +83,50 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
     await this.guard(async () => {
       const producer = this.producer ?? (await this.initialized());
       await call((cb) => producer.beginTransaction(cb));
+      this.unacknowledged = [];
       this.inTransaction = true;
     });
   }
 
+  /**
+   * Queues `records` in the open transaction and resolves once librdkafka holds them, without
+   * waiting for the broker's acknowledgements, so a transaction's records travel while its
+   * tasks go on processing (as Kafka Streams' producer sends while its stream thread works)
+   * rather than each task waiting for its acknowledgements at every commit (issue 22's profile:
+   * that wait was most of a transaction round at 24 partitions). `sendOffsets` and `commit`
+   * wait for every acknowledgement first, and fail when a record was not delivered: the
+   * offsets join the transaction only once its records are on the broker, so the window in
+   * which a crashed producer leaves offsets pending is no longer than before.
+   *
+   * @throws the error of librdkafka's `produce` for a record it did not queue (see
+   *   `DeliveryTracker.enqueue`); the transaction must then be aborted
+   */
   async send(records: readonly OutputRecord[]): Promise<void> {
     this.current();
-    await this.guard(() => this.deliveries.send(records));
+    await this.guard(async () => {
+      const { acknowledged } = await this.deliveries.enqueue(records);
+      this.unacknowledged.push(acknowledged);
+    });
   }
 
+  /**
+   * Waits until every record sent in the transaction is acknowledged.
+   *
+   * @throws librdkafka's delivery error of the first record that was not delivered (e.g.
+   *   `ERR__MSG_TIMED_OUT`): the transaction must be aborted
+   */
+  private async acknowledged(): Promise<void> {
+    while (this.unacknowledged.length > 0) {
+      const waiting = this.unacknowledged;
+      this.unacknowledged = [];
+      await Promise.all(waiting);
+    }
+  }
+
+  /** Waits for the transaction's acknowledgements (see {@link send}), then adds the offsets to it. */
   async sendOffsets(groupId: string, offsets: readonly TopicPartitionOffset[]): Promise<void> {
     const producer = this.current();
+    await this.guard(() => this.acknowledged());
     this.assertMember();
     await this.guard(async () => {
       const consumer = await this.groupMetadataOf(groupId, this.options.groupConsumer);
@@ -123,8 +158,10 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
     return this.metadata.acquire(groupId, this);
   }
 
+  /** Waits for the transaction's acknowledgements (see {@link send}), then commits it. */
   async commit(): Promise<void> {
     const producer = this.current();
+    await this.guard(() => this.acknowledged());
     this.assertMember();
     await this.guard(async () => {
       await call((cb) => producer.commitTransaction(TIMEOUT_MS.end, cb));
@@ -136,6 +173,7 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
     const producer = this.producer;
     const active = this.inTransaction;
     this.inTransaction = false;
+    this.unacknowledged = [];
     if (producer === undefined || !active) return;
     await this.guard(() => call((cb) => producer.abortTransaction(TIMEOUT_MS.end, cb)));
   }
@@ -156,6 +194,7 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
     const producer = this.producer;
     this.producer = undefined;
     this.inTransaction = false;
+    this.unacknowledged = [];
     this.removeProbe?.();
     this.removeProbe = undefined;
     if (producer !== undefined) await call((cb) => producer.disconnect(cb)).catch(() => undefined);

@@ -46,6 +46,12 @@ export interface OffsetCommitter {
 export interface TransactionalProducer {
   readonly transactionalId: string;
   begin(): Promise<void>;
+  /**
+   * Adds records to the open transaction. It may resolve before the broker acknowledged them
+   * (librdkafka queues them): `sendOffsets` and `commit` wait for every acknowledgement first,
+   * and reject when a record was not delivered, so a committed transaction holds every record
+   * sent in it.
+   */
   send(records: readonly OutputRecord[]): Promise<void>;
   /** Adds the consumer offsets to the transaction (Kafka's `sendOffsetsToTransaction`). */
   sendOffsets(groupId: string, offsets: readonly TopicPartitionOffset[]): Promise<void>;
