@@ -33,6 +33,11 @@ export interface PartitionTaskOptions {
   readonly maxPollRecords?: number;
   /** Largest record, bytes (estimated): larger outputs dead-letter their input; default 1 000 000. */
   readonly maxRecordBytes?: number;
+  /**
+   * exactly_once without dedup: the task goes on processing while the transaction of its last
+   * commit interval commits (one write in flight at most; see `TaskFlusher`). Default false.
+   */
+  readonly overlapCommits?: boolean;
   /** Traces each processing attempt; default none. */
   readonly tracer?: AttemptTracer;
 }

@@ -271,6 +271,9 @@ export class PartitionTask {
     if (mode === 'stop') {
       const flushed = await this.flush(true);
       if (flushed?.kind === 'closed') return flushed;
+    } else {
+      // A transaction in flight ends before the task does: nothing of it may outlive its task.
+      await this.flusher.settle();
     }
     this.transition({ kind: 'closed' });
     return { kind: 'closed', state: 'closed' };

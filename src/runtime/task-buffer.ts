@@ -100,10 +100,29 @@ export class TaskBuffer {
     return this.slots.slice(this.cursor);
   }
 
-  /** The unit of work became durable: forget its records. */
-  dropProcessed(): void {
-    this.slots = this.slots.slice(this.cursor);
-    this.cursor = 0;
+  /** How many records were processed since the last durable point. */
+  get processedCount(): number {
+    return this.cursor;
+  }
+
+  /**
+   * A unit of work became durable: forget its records, the first `count` processed ones (by
+   * default every processed record).
+   */
+  dropProcessed(count: number = this.cursor): void {
+    this.slots = this.slots.slice(count);
+    this.cursor -= count;
+  }
+
+  /**
+   * The records processed after the first `count` are processed again (their unit was
+   * discarded while an earlier unit's write is redone); a pending retry in place starts over.
+   */
+  rewindTo(count: number): void {
+    if (count >= this.cursor) return;
+    const head = this.slots[this.cursor];
+    if (head !== undefined) head.retry = undefined;
+    this.cursor = count;
   }
 
   /** The unit of work was aborted: its records are processed again, and a pending retry in place starts over. */

@@ -19,6 +19,9 @@ function eventOutcome(outcome: RecordOutcome | 'duplicate'): RecordEventOutcome 
   }
 }
 
+/** Input timestamps (epoch ms) of the final outcomes decided in a unit of work, by outcome. */
+export type DecidedTimestamps = Partial<Record<FinalOutcome, number[]>>;
+
 /**
  * A task's side of its {@link TaskListener}: builds each event from the task's own values,
  * and only the events some handler takes. Outcomes are counted as they are decided and
@@ -31,7 +34,7 @@ export class TaskEvents {
   private readonly counting: boolean;
   private counts: Record<RecordEventOutcome, number> = { success: 0, retry: 0, held: 0, 'dead-letter': 0, duplicate: 0 };
   private durations: Partial<Record<RecordEventOutcome, number[]>> = {};
-  private decided: Partial<Record<FinalOutcome, number[]>> = {};
+  private decided: DecidedTimestamps = {};
   private pending = 0;
 
   constructor(
@@ -168,6 +171,26 @@ export class TaskEvents {
     });
   }
 
+  /**
+   * Takes the input timestamps of the final outcomes decided so far, for a unit whose write
+   * starts now while the task processes on: they are reported by that unit's `flushed()`, or
+   * given back with `restoreDecided()` when its records stay in the unit of work.
+   */
+  takeDecided(): DecidedTimestamps {
+    const taken = this.decided;
+    this.decided = {};
+    return taken;
+  }
+
+  /** Gives back timestamps taken by `takeDecided()` (the ones decided since are dropped: their records run again). */
+  restoreDecided(taken: DecidedTimestamps): void {
+    this.decided = taken;
+  }
+
+  /**
+   * A unit became durable. `decided`: its final outcomes' input timestamps, when they were
+   * taken at the start of its write; by default every one decided so far.
+   */
   flushed(
     topic: string,
     partition: number,
@@ -175,9 +198,9 @@ export class TaskEvents {
     confirmedKeys: number,
     committedOffset: number | undefined,
     durationMs?: number,
+    decided?: DecidedTimestamps,
   ): void {
-    const decidedTimestampsMs = this.decided;
-    this.decided = {};
+    const decidedTimestampsMs = decided ?? this.takeDecided();
     this.listener?.onFlush?.({
       ...(durationMs !== undefined ? { durationMs } : {}),
       task: this.task,

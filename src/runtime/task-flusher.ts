@@ -5,8 +5,8 @@ import type { PartitionTaskOptions } from './partition-task-options.js';
 import type { PollResult } from './poll-result.js';
 import type { PortRetry } from './port-retry.js';
 import type { TaskBuffer } from './task-buffer.js';
-import type { TaskEvents } from './task-events.js';
-import type { TaskWriter } from './task-writer.js';
+import type { DecidedTimestamps, TaskEvents } from './task-events.js';
+import type { TaskWriter, WriteResult } from './task-writer.js';
 import { UnitOfWork } from './unit-of-work.js';
 
 /** The parts of its task a {@link TaskFlusher} works with. */
@@ -18,14 +18,42 @@ export interface TaskFlusherParts {
 }
 
 /**
+ * An exactly_once unit whose transaction is committing while its task processes on: the first
+ * `processed` records of the task's buffer, and what to report when it lands.
+ */
+interface InFlightWrite {
+  readonly result: Promise<WriteResult>;
+  settled: boolean;
+  /** When the write ended (epoch ms), for the commit duration reported. */
+  settledAt?: number;
+  readonly unit: UnitOfWork;
+  readonly nextOffset: number;
+  readonly processed: number;
+  readonly decided: DecidedTimestamps;
+  readonly startedAt: number;
+}
+
+/**
  * The write side of a `PartitionTask`: the unit of work since the last durable point and its
  * writing through the task's {@link TaskWriter} (per `processing.guarantee`), on the commit
  * interval, with the unit's dedup claims reasserted before and confirmed after. It keeps the
  * durable and committed offsets, and turns what a write achieved into what the task does next.
+ *
+ * Under exactly_once without dedup, the write due at the end of a commit interval runs while the
+ * task goes on processing into the next unit (`overlapCommits`): the task does not sit idle
+ * while its transaction commits, as Kafka Streams' stream thread does not (KIP-447 lets the
+ * next transaction begin as soon as one commits). At most one write is in flight; the next one
+ * waits for it, and so does every forced commit (a rebalance, a shutdown, a wait). Its outcome
+ * lands at the next flush: durable, the unit's records are dropped; aborted, both units' records
+ * run again; in doubt and not yet resolved, the next unit is discarded and the unit in doubt is
+ * the one written again.
  */
 export class TaskFlusher {
   private readonly writer: TaskWriter;
   private unitOfWork = new UnitOfWork();
+  /** Whether a due write may run while the task processes on (see the class comment). */
+  private readonly overlap: boolean;
+  private inFlight: InFlightWrite | undefined;
   /** The next offset after the records whose outcomes are durable. */
   private durable: number;
   private lastCommitAt: number;
@@ -44,6 +72,7 @@ export class TaskFlusher {
     this.durable = startOffset;
     this.commitIntervalMs = topology.commitIntervalMs;
     this.lastCommitAt = options.clock.now();
+    this.overlap = out.guarantee === 'exactly_once' && parts.dedup === undefined && options.overlapCommits === true;
   }
 
   /** The records processed since the last durable point, and their outputs. */
@@ -73,6 +102,11 @@ export class TaskFlusher {
   async flush(forceCommit: boolean): Promise<PollResult | undefined> {
     const { clock } = this.options;
     const { buffer, dedup, events, portRetry } = this.parts;
+    if (this.inFlight !== undefined) {
+      if (!this.inFlight.settled && !forceCommit && !this.commitDue()) return undefined;
+      const landed = await this.land(this.inFlight);
+      if (landed !== undefined) return landed;
+    }
     const now = clock.now();
     const commitDue = forceCommit || this.commitDue();
     const unit = this.unitOfWork;
@@ -86,6 +120,10 @@ export class TaskFlusher {
       const claims = await dedup.reassert(buffer.processed(), events.listener);
       if (claims === 'failed' && !inDoubt) return portRetry.failed('dedup', dedup.lastError);
       if (claims === 'lost' && !inDoubt) return this.runAgain();
+    }
+    if (this.overlap && commitDue && !forceCommit && !inDoubt && !unit.isEmpty) {
+      this.startInFlight(unit, nextOffset, now);
+      return undefined;
     }
     const result = await this.writer.write(unit, nextOffset, commitDue);
     const durationMs = clock.now() - now;
@@ -114,6 +152,83 @@ export class TaskFlusher {
     return undefined;
   }
 
+  /** Starts writing `unit` and lets the task process on into a new unit (see the class comment). */
+  private startInFlight(unit: UnitOfWork, nextOffset: number, now: number): void {
+    const write: InFlightWrite = {
+      result: this.writer.write(unit, nextOffset, true),
+      settled: false,
+      unit,
+      nextOffset,
+      processed: this.parts.buffer.processedCount,
+      decided: this.parts.events.takeDecided(),
+      startedAt: now,
+    };
+    const settled = (): void => {
+      write.settled = true;
+      write.settledAt = this.options.clock.now();
+    };
+    write.result.then(settled, settled);
+    this.inFlight = write;
+    this.unitOfWork = new UnitOfWork();
+    // The next commit is due one interval after this one began, as without the overlap.
+    this.lastCommitAt = now;
+  }
+
+  /**
+   * Waits for the write in flight and applies its outcome (see the class comment); returns a
+   * PollResult when the task must stop or wait here.
+   */
+  private async land(write: InFlightWrite): Promise<PollResult | undefined> {
+    const { buffer, events, portRetry } = this.parts;
+    const { topic, partition, clock } = this.options;
+    let result: WriteResult;
+    try {
+      result = await write.result;
+    } finally {
+      this.inFlight = undefined;
+    }
+    switch (result.kind) {
+      case 'fenced':
+        return { kind: 'closed', state: 'fenced' };
+      case 'durable':
+        this.durable = write.nextOffset;
+        buffer.dropProcessed(write.processed);
+        events.flushed(
+          topic,
+          partition,
+          write.unit,
+          0,
+          result.committed ? write.nextOffset : undefined,
+          (write.settledAt ?? clock.now()) - write.startedAt,
+          write.decided,
+        );
+        portRetry.succeeded();
+        return undefined;
+      case 'rewind':
+        this.runAgain();
+        return portRetry.failed('transaction', result.error);
+      case 'failed':
+        // In doubt and not resolved yet: the unit in doubt is the one to write again (the writer
+        // resolves it first), so the records processed since run again after it.
+        buffer.rewindTo(write.processed);
+        this.unitOfWork = write.unit;
+        events.restoreDecided(write.decided);
+        return portRetry.failed(result.port, result.error, true);
+      case 'deferred':
+        return undefined;
+    }
+  }
+
+  /**
+   * Waits for a write in flight to end, whatever its outcome (a task closing without a commit:
+   * nothing of it is reported, as nothing of an unfinished unit is).
+   */
+  async settle(): Promise<void> {
+    const write = this.inFlight;
+    this.inFlight = undefined;
+    if (write !== undefined) await write.result.catch(() => undefined);
+  }
+
   /** Nothing of the unit was written: its records run again from the last durable point. */
   runAgain(): PollResult {
     this.parts.buffer.rewind();
@@ -124,7 +239,7 @@ export class TaskFlusher {
 
   /** Nothing left to process: `idle`, or a wait for the commit interval when something is not committed yet. */
   idleOrCommitWait(): PollResult {
-    const pending = !this.unitOfWork.isEmpty || this.parts.buffer.nextOffset() > this.writer.committedOffset;
+    const pending = this.inFlight !== undefined || !this.unitOfWork.isEmpty || this.parts.buffer.nextOffset() > this.writer.committedOffset;
     if (!pending) return { kind: 'idle' };
     return { kind: 'wait', untilMs: this.lastCommitAt + this.commitIntervalMs, reason: 'commit' };
   }

@@ -115,6 +115,8 @@ export class TaskFactory {
         clock: this.options.clock ?? systemClock,
         listener: this.options.listener,
         maxRecordBytes: config.maxRecordBytes,
+        // exactly_once: process on while the last interval's transaction commits.
+        overlapCommits: true,
         ...(dedupStore ? { dedupStore } : {}),
         resilience: this.options.resilience,
         ...(this.options.tracer ? { tracer: this.options.tracer } : {}),
