@@ -271,9 +271,11 @@ export class PartitionTask {
     if (mode === 'stop') {
       const flushed = await this.flush(true);
       if (flushed?.kind === 'closed') return flushed;
-    } else {
-      // A transaction in flight ends before the task does: nothing of it may outlive its task.
-      await this.flusher.settle();
+    } else if (await this.flusher.settle()) {
+      // A transaction in flight ends before the task does (nothing of it may outlive its
+      // task); when it found the producer fenced, the task closes as fenced.
+      this.transition({ kind: 'fenced' });
+      return { kind: 'closed', state: 'fenced' };
     }
     this.transition({ kind: 'closed' });
     return { kind: 'closed', state: 'closed' };

@@ -158,6 +158,27 @@ describe('exactly_once: processing on while a transaction commits (overlapCommit
     expect(h.kafka.committedOffset(APP, 'in', 0)).toBe(3);
   });
 
+  it('a task closed while its commit is in flight closes as fenced when that commit found the producer fenced', async () => {
+    const h = taskHarness({ fn: (r) => r.value, guarantee: 'exactly_once' });
+    const task = overlapping(h);
+    await h.send(seqs(3));
+    await pollOnce(h, task);
+    h.clock.advance(100);
+    const gate = hold('txn-commit');
+    h.kafka.faultHook = gate.hook;
+    await pollOnce(h, task);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(gate.held).toBe(1);
+    // A newer instance initializes the same transactional id: the held commit is a zombie's.
+    h.kafka.transactionalProducer(transactionalId(APP, { topic: 'in', partition: 0 }));
+    task.requestStop('close');
+    const closing = task.poll();
+    gate.open();
+    expect(await closing).toEqual({ kind: 'closed', state: 'fenced' });
+    expect(h.kafka.committedOffset(APP, 'in', 0)).toBeUndefined();
+    expect(h.values('out')).toEqual([]);
+  });
+
   it('without overlapCommits the poll waits for its commit', async () => {
     const h = taskHarness({ fn: (r) => r.value, guarantee: 'exactly_once' });
     const task = overlapping(h, false);

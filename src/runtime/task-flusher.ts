@@ -222,11 +222,15 @@ export class TaskFlusher {
   /**
    * Waits for a write in flight to end, whatever its outcome (a task closing without a commit:
    * nothing of it is reported, as nothing of an unfinished unit is).
+   *
+   * @returns `true` when that write found the producer fenced
    */
-  async settle(): Promise<void> {
+  async settle(): Promise<boolean> {
     const write = this.inFlight;
     this.inFlight = undefined;
-    if (write !== undefined) await write.result.catch(() => undefined);
+    if (write === undefined) return false;
+    const result = await write.result.catch(() => undefined);
+    return result?.kind === 'fenced';
   }
 
   /** Nothing of the unit was written: its records run again from the last durable point. */
