@@ -16,6 +16,18 @@ describe('InstanceConflictGuard', () => {
     expect(guard.fenced(T0 + 140_000)).toBe('conflict');
   });
 
+  it('counts its age from its first join, not its start: a slow start leaves the newcomer its whole window', () => {
+    const guard = new InstanceConflictGuard(T0, options);
+    guard.joined(T0 + 50_000);
+    // 70 s after its start, but 20 s after it joined: still the newcomer.
+    expect(guard.fenced(T0 + 70_000)).toBe('conflict');
+    const incumbent = new InstanceConflictGuard(T0, options);
+    incumbent.joined(T0 + 5_000);
+    incumbent.joined(T0 + 100_000);
+    // A rejoin does not make it young again.
+    expect(incumbent.fenced(T0 + 110_000)).toBe('rejoin');
+  });
+
   it('forgets fences older than its window', () => {
     const guard = new InstanceConflictGuard(T0, options);
     expect(guard.fenced(T0 + 100_000)).toBe('rejoin');

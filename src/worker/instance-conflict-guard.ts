@@ -16,8 +16,9 @@ export type FenceVerdict = 'rejoin' | 'conflict';
  * Kafka has no way to ask whether the other one is a restart of this worker or a second worker
  * started by mistake, so weir tells them apart by age:
  *
- * - a worker fenced soon after it started (within `youngForMs`) joined with an id that a
- *   running worker had: it is the mistake, and stops with a `GroupInstanceConflictError`;
+ * - a worker fenced soon after it first joined (within `youngForMs`; before it joined, after
+ *   it started) joined with an id that a running worker had: it is the mistake, and stops with
+ *   a `GroupInstanceConflictError`;
  * - an older worker rejoins, which fences the newcomer in turn (and the newcomer, being young,
  *   stops); a restarted worker whose predecessor is dead is never fenced at all;
  * - a worker fenced `maxFences` times within `windowMs` stops too: two old workers (one had
@@ -28,15 +29,27 @@ export type FenceVerdict = 'rejoin' | 'conflict';
  */
 export class InstanceConflictGuard {
   private readonly fences: number[] = [];
+  /** When the worker first joined its group (epoch ms): its age in the group counts from there. */
+  private joinedAtMs: number | undefined;
 
   constructor(
     private readonly startedAtMs: number,
     private readonly options: InstanceConflictGuardOptions,
   ) {}
 
+  /**
+   * The member joined its group (an assignment) at `nowMs`. Only the first join counts: the
+   * worker's age is measured from it rather than from its start, so a slow start (loading the
+   * topology, connecting, a long join on a loaded machine) does not use up the newcomer's
+   * window before it even took the id.
+   */
+  joined(nowMs: number): void {
+    this.joinedAtMs ??= nowMs;
+  }
+
   /** The member was fenced at `nowMs`. */
   fenced(nowMs: number): FenceVerdict {
-    if (nowMs - this.startedAtMs < this.options.youngForMs) return 'conflict';
+    if (nowMs - (this.joinedAtMs ?? this.startedAtMs) < this.options.youngForMs) return 'conflict';
     this.fences.push(nowMs);
     while (this.fences.length > 0 && nowMs - this.fences[0]! > this.options.windowMs) this.fences.shift();
     return this.fences.length >= this.options.maxFences ? 'conflict' : 'rejoin';

@@ -163,6 +163,7 @@ export class Worker {
   private onAssigned(event: AssignmentEvent): void {
     if (this.state === 'stopping' || this.state === 'stopped') return;
     this.options.logContext?.joined(event.memberId);
+    this.conflictGuard?.joined(Date.now());
     this.member = event.memberId;
     this.transition('running');
     this.tasks?.assign(event);
