@@ -4,7 +4,8 @@
  * Produces PROFILE_RECORDS records (default 200 000) of PROFILE_BYTES bytes (default 100) to a
  * fresh topic of PROFILE_PARTITIONS partitions (default 6), runs `node --cpu-prof bin/weir.js run bench/passthrough.ts` on it
  * (PROFILE_GUARANTEE at_least_once or exactly_once, PROFILE_THREADS, PROFILE_CLIENT, each passed
- * on as the flag, and PROFILE_ARGS: more `weir run` flags), waits until the run is done (bench/sink-progress.ts), stops the worker with
+ * on as the flag, PROFILE_ARGS: more `weir run` flags, and PROFILE_NODE_ARGS: flags of node itself,
+ * such as `--max-semi-space-size=64`), waits until the run is done (bench/sink-progress.ts), stops the worker with
  * SIGTERM and summarises each profile it wrote (one per thread) as self time by area: the
  * Kafka client, weir's own folders, prom-client, pino, Node's core, garbage collection and idle
  * time. Only samples of the timed window count (from the worker's "started" line to the end of
@@ -137,7 +138,15 @@ async function main(): Promise<void> {
   ];
   const child = spawn(
     process.execPath,
-    ['--cpu-prof', `--cpu-prof-dir=${dir}`, path.join(weirRoot, 'bin', 'weir.js'), 'run', 'bench/passthrough.ts', ...flags],
+    [
+      '--cpu-prof',
+      `--cpu-prof-dir=${dir}`,
+      ...(env['PROFILE_NODE_ARGS'] ? env['PROFILE_NODE_ARGS'].split(' ').filter((a) => a !== '') : []),
+      path.join(weirRoot, 'bin', 'weir.js'),
+      'run',
+      'bench/passthrough.ts',
+      ...flags,
+    ],
     {
       cwd: weirRoot,
       // PROFILE_LOG_LEVEL=debug: kafkajs' retry lines are counted below.
