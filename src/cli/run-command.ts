@@ -38,7 +38,7 @@ export function addRunCommand(program: Command): void {
     .option('--transaction-timeout-ms <ms>', 'exactly_once transaction.timeout.ms [env WEIR_TRANSACTION_TIMEOUT_MS, default 10000]')
     .option(
       '--max-buffered-records <n>',
-      'records held per partition (fetched, not yet durable) before fetching pauses [env WEIR_MAX_BUFFERED_RECORDS, default 2000]',
+      'records buffered per partition before fetching pauses [env WEIR_MAX_BUFFERED_RECORDS, default 2000]',
     )
     .option(
       '--max-record-bytes <bytes>',

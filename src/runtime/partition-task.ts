@@ -114,11 +114,6 @@ export class PartitionTask {
     return this.buffer.unprocessed;
   }
 
-  /** Records the task holds in memory: {@link buffered}, and those processed but not yet durable. */
-  get held(): number {
-    return this.buffer.held;
-  }
-
   /** The next offset the task expects from its fetcher. */
   get position(): number {
     return this.buffer.position;

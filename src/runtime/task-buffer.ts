@@ -100,11 +100,6 @@ export class TaskBuffer {
     return this.slots.slice(this.cursor);
   }
 
-  /** Records held: processed since the last durable point, and waiting to be processed. */
-  get held(): number {
-    return this.slots.length;
-  }
-
   /** How many records were processed since the last durable point. */
   get processedCount(): number {
     return this.cursor;

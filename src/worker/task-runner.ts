@@ -7,10 +7,7 @@ import { MAX_TIMER_MS } from '../dsl/options-schema.js';
 
 /** Flow control of one runner. Record counts are per partition. */
 export interface TaskRunnerOptions {
-  /**
-   * Pause fetching when the task holds this many records (fetched and not yet durable, {@link PartitionTask.held});
-   * resume below half of it.
-   */
+  /** Pause fetching when this many records are buffered; resume below half of it. */
   readonly maxBufferedRecords: number;
   /** A wait (backoff, due time, port retry) at least this long pauses fetching, ms; a wait for an open circuit breaker always does. */
   readonly pauseAfterMs: number;
@@ -41,7 +38,7 @@ export class TaskRunner {
 
   /** New records were buffered: wake the loop if it waits for them. */
   notifyRecords(): void {
-    if (this.task.held >= this.options.maxBufferedRecords) this.setPaused(true);
+    if (this.task.buffered >= this.options.maxBufferedRecords) this.setPaused(true);
     this.interruptWait('records');
   }
 
@@ -123,21 +120,21 @@ export class TaskRunner {
         this.options.onClosed(result.state);
         return;
       }
-      const full = this.task.held >= this.options.maxBufferedRecords;
+      const full = this.task.buffered >= this.options.maxBufferedRecords;
       // An open circuit breaker pauses at once: its dependency is down, fetching more only fills memory.
       const longWait =
         result.kind === 'wait' &&
         result.reason !== 'commit' &&
         (result.reason === 'circuit-open' || result.untilMs - Date.now() >= this.options.pauseAfterMs);
       if (full || longWait) this.setPaused(true);
-      else if (this.task.held < this.options.maxBufferedRecords / 2) this.setPaused(false);
+      else if (this.task.buffered < this.options.maxBufferedRecords / 2) this.setPaused(false);
 
       // Suspended (a rebalance): the task flushed and committed; idle until resume() or stop().
       if (this.task.currentState === 'suspended') await this.sleep(undefined, false);
       else if (result.kind === 'yield') await yieldToEventLoop();
       else if (result.kind === 'idle') await this.sleep(undefined, true);
       else await this.sleep(result.untilMs, result.reason === 'commit');
-      if (longWait) this.setPaused(this.task.held >= this.options.maxBufferedRecords);
+      if (longWait) this.setPaused(this.task.buffered >= this.options.maxBufferedRecords);
     }
   }
 }
