@@ -41,6 +41,11 @@ const logLevel = env['PROFILE_LOG_LEVEL'] ?? 'info';
 const weirRoot = env['PROFILE_REPO'] ?? repoRoot;
 const brokers = env['KAFKA_BROKERS'] ?? DEFAULT_BROKERS;
 
+/** The space-separated words of an environment variable (none when it is unset). */
+function words(value: string | undefined): string[] {
+  return (value ?? '').split(' ').filter((w) => w !== '');
+}
+
 /** A node of a `.cpuprofile`. */
 interface ProfileNode {
   readonly id: number;
@@ -134,14 +139,14 @@ async function main(): Promise<void> {
     ...['--commit-interval-ms', guarantee === 'exactly_once' ? '100' : '1000'],
     ...(env['PROFILE_THREADS'] ? ['--threads', env['PROFILE_THREADS']] : []),
     ...(env['PROFILE_CLIENT'] ? ['--client', env['PROFILE_CLIENT']] : []),
-    ...(env['PROFILE_ARGS'] ? env['PROFILE_ARGS'].split(' ').filter((a) => a !== '') : []),
+    ...words(env['PROFILE_ARGS']),
   ];
   const child = spawn(
     process.execPath,
     [
       '--cpu-prof',
       `--cpu-prof-dir=${dir}`,
-      ...(env['PROFILE_NODE_ARGS'] ? env['PROFILE_NODE_ARGS'].split(' ').filter((a) => a !== '') : []),
+      ...words(env['PROFILE_NODE_ARGS']),
       path.join(weirRoot, 'bin', 'weir.js'),
       'run',
       'bench/passthrough.ts',
