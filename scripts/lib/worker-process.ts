@@ -67,14 +67,20 @@ export function startWorker(topologyFile: string, options: StartWorkerOptions = 
   const err = { rest: '' };
   child.stdout!.on('data', (chunk: Buffer) => onText(chunk, out));
   child.stderr!.on('data', (chunk: Buffer) => onText(chunk, err));
+  let exitValue: number | string | undefined;
   const exited = new Promise<number | string>((resolve) => {
     child.once('exit', (code, signal) => {
-      resolve(code ?? signal ?? 'unknown');
-      for (const wake of waiters) wake();
+      exitValue = code ?? signal ?? 'unknown';
+      resolve(exitValue);
     });
   });
-  let exitValue: number | string | undefined;
-  void exited.then((v) => (exitValue = v));
+  // 'close' follows 'exit' once stdout and stderr are read to their end: a waiter then stops
+  // waiting for a line that can no longer come (and not before: the last lines may trail 'exit').
+  let outputClosed = false;
+  child.once('close', () => {
+    outputClosed = true;
+    for (const wake of waiters) wake();
+  });
 
   const waitForLog = (predicate: (line: WorkerLogLine) => boolean, timeoutMs = 60_000): Promise<WorkerLogLine> =>
     new Promise((resolve, reject) => {
@@ -87,7 +93,7 @@ export function startWorker(topologyFile: string, options: StartWorkerOptions = 
             return;
           }
         }
-        if (exitValue !== undefined) {
+        if (outputClosed) {
           done();
           reject(new Error(`worker exited (${exitValue}) before the expected log line; output:\n${otherOutput.slice(-20).join('\n')}`));
         }

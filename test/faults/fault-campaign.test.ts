@@ -29,6 +29,8 @@ if (profileName !== 'ci' && profileName !== 'long') throw new Error(`WEIR_FAULTS
 const profile = FAULT_PROFILES[profileName];
 const rounds = Number(process.env['WEIR_FAULTS_ROUNDS'] ?? profile.rounds);
 const SEED = Number(process.env['WEIR_FAULTS_SEED'] ?? Date.now() % 1_000_000);
+/** A round that has not ended by then fails, naming the runs still under way. */
+const ROUND_TIMEOUT_MS = 29 * 60_000;
 const only = process.env['WEIR_FAULTS_ONLY']?.split(',').map((s) => s.trim());
 
 /** Why the optional librdkafka client does not load here, if it does not. */
@@ -68,44 +70,84 @@ afterAll(() => {
 
 describe(`fault campaign, profile ${profile.name}, seed ${SEED}`, () => {
   for (let round = 0; round < rounds; round++) {
-    it(`round ${round + 1} of ${rounds}: ${configs.length} configurations in parallel, each to its guarantee's contract`, async () => {
-      const roundBegan = Date.now();
-      const plans = configs.map((config, i) => drawPlan(SEED + round * configs.length + i, config, profile));
-      console.log(plans.map(describePlan).join('\n'));
-      // The broker is SIGKILLed once every run of the round is there, with their lag probed just before.
-      const probes: Array<() => Promise<number | undefined>> = [];
-      let lags: Array<number | undefined> = [];
-      let down = false;
-      const restart = new Barrier(plans.filter((p) => p.faults.some((f) => f.fault.kind === 'broker-restart')).length, async () => {
-        lags = await Promise.all(probes.map((probe) => probe()));
-        down = true;
-        try {
-          await stopBroker({ instance: broker.instance, hard: true });
-          await startBroker({ instance: broker.instance, ...OWN_BROKER_START });
-        } finally {
-          down = false;
-        }
-      });
-      const ctx: RoundContext = {
-        fx,
-        profile: profile.name,
-        brokerDown: () => down,
-        leaveBrokerRestart: () => restart.leave(),
-        brokerRestart: async (probe) => {
-          const index = probes.push(probe) - 1;
-          await restart.arrive();
-          return lags[index];
-        },
-      };
-      const round_ = await Promise.all(plans.map((plan) => runPlan(plan, ctx)));
-      results.push(...round_);
-      console.log(
-        [...round_.flatMap((r) => r.lines), `[faults] round ${round + 1}: ${((Date.now() - roundBegan) / 1000).toFixed(0)} s`].join('\n'),
-      );
-      const failures = round_
-        .filter((r) => r.violations.length > 0)
-        .map((r) => [describePlan(r.plan), ...r.lines.filter((l) => / VIOLATION: | replay: /.test(l))].join('\n'));
-      expect(failures, failures.join('\n\n')).toEqual([]);
-    }, 1_800_000);
+    it(
+      `round ${round + 1} of ${rounds}: ${configs.length} configurations in parallel, each to its guarantee's contract`,
+      async () => {
+        const roundBegan = Date.now();
+        const plans = configs.map((config, i) => drawPlan(SEED + round * configs.length + i, config, profile));
+        console.log(plans.map(describePlan).join('\n'));
+        // The broker is SIGKILLed once every run of the round is there, with their lag probed just before.
+        const probes: Array<() => Promise<number | undefined>> = [];
+        let lags: Array<number | undefined> = [];
+        let down = false;
+        const restart = new Barrier(plans.filter((p) => p.faults.some((f) => f.fault.kind === 'broker-restart')).length, async () => {
+          lags = await Promise.all(probes.map((probe) => probe()));
+          down = true;
+          try {
+            await stopBroker({ instance: broker.instance, hard: true });
+            await startBroker({ instance: broker.instance, ...OWN_BROKER_START });
+          } finally {
+            down = false;
+          }
+        });
+        const watching = new Watching();
+        const ctx: RoundContext = {
+          fx,
+          profile: profile.name,
+          brokerDown: () => down,
+          leaveBrokerRestart: () => restart.leave(),
+          watch: (describe) => watching.add(describe),
+          brokerRestart: async (probe) => {
+            const index = probes.push(probe) - 1;
+            await restart.arrive();
+            return lags[index];
+          },
+        };
+        const round_ = await withinRoundTime(Promise.all(plans.map((plan) => runPlan(plan, ctx))), watching);
+        results.push(...round_);
+        console.log(
+          [...round_.flatMap((r) => r.lines), `[faults] round ${round + 1}: ${((Date.now() - roundBegan) / 1000).toFixed(0)} s`].join('\n'),
+        );
+        const failures = round_
+          .filter((r) => r.violations.length > 0)
+          .map((r) => [describePlan(r.plan), ...r.lines.filter((l) => / VIOLATION: | replay: /.test(l))].join('\n'));
+        expect(failures, failures.join('\n\n')).toEqual([]);
+      },
+      ROUND_TIMEOUT_MS + 60_000,
+    );
   }
 });
+
+/** The runs of a round that are under way, each as a describer of where it is. */
+class Watching {
+  private readonly describers = new Set<() => string>();
+
+  add(describe: () => string): () => void {
+    this.describers.add(describe);
+    return () => this.describers.delete(describe);
+  }
+
+  describe(): string[] {
+    return [...this.describers].map((d) => d());
+  }
+}
+
+/**
+ * `round`, or after {@link ROUND_TIMEOUT_MS} an error naming each run still under way, where it
+ * is and what its workers last logged (a stuck configuration, not a bare test timeout).
+ */
+async function withinRoundTime<T>(round: Promise<T>, watching: Watching): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const overran = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const stuck = watching.describe();
+      console.log(`[faults] the round overran ${ROUND_TIMEOUT_MS / 60_000} min; runs under way:\n${stuck.join('\n')}`);
+      reject(new Error(`the round overran ${ROUND_TIMEOUT_MS / 60_000} min; runs under way:\n${stuck.join('\n')}`));
+    }, ROUND_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([round, overran]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

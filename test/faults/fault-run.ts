@@ -15,14 +15,14 @@ import { produce, readTopics, readToEnd, type ReadRecord } from '../../scripts/l
 import { readTopicNow } from '../../scripts/lib/read-topic-now.js';
 import { waitForGroupCaughtUp } from '../../scripts/lib/group-progress.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
-import type { WorkerLogLine, WorkerProcess } from '../../scripts/lib/worker-process.js';
+import type { WorkerLogLine } from '../../scripts/lib/worker-process.js';
 import { seededRandom } from '../../src/testing/seeded-random.js';
 import type { Script } from '../integration/fixtures/scripted-topology.js';
 import { CommitProgress } from '../integration/support/commit-progress.js';
 import type { IntegrationFixture } from '../integration/support/integration-fixture.js';
 import { createTopicsOnRestartedBroker } from '../integration/support/own-broker.js';
 import { ScriptedInput, scriptMessages } from '../integration/support/scripted-input.js';
-import { describeCampaignFault, MAX_ATTEMPTS, PARTITIONS, type CampaignFault, type RunPlan } from './fault-plan.js';
+import { configName, describeCampaignFault, MAX_ATTEMPTS, PARTITIONS, type CampaignFault, type RunPlan } from './fault-plan.js';
 import { checkRun, type RunResult } from './fault-report.js';
 import { RunWorkers } from './run-workers.js';
 
@@ -44,6 +44,8 @@ export interface RoundContext {
   leaveBrokerRestart(): void;
   /** True while the broker is down (the input top-up pauses). */
   brokerDown(): boolean;
+  /** Registers how to describe the run while it is under way (for a round that overruns); returns the unregister. */
+  watch(describe: () => string): () => void;
 }
 
 /** A fault as it was injected: when (epoch ms), and the committed input and lag at that moment. */
@@ -73,9 +75,6 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
   const input = new ScriptedInput(seededRandom(plan.seed + 7_919), plan.threads > 1 ? { crashEvery: CRASH_EVERY } : {});
   await produce(fx.kafka, topics.source, scriptMessages(input.next(INITIAL_INPUT)));
 
-  // Generous: on a loaded 2-core machine eight runs' workers may take minutes to join.
-  const taskStarted = (w: WorkerProcess) => w.waitForLog((l) => l.msg === 'task started', 300_000);
-
   const progress = new CommitProgress(fx.admin, id, topics.source, began);
   const workers = new RunWorkers({
     fx,
@@ -87,7 +86,9 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
     violations,
     since: () => progress.since(),
     brokerDown: () => ctx.brokerDown(),
+    note: (what) => void progress.note(what),
   });
+  const unwatch = ctx.watch(() => describeRunNow(configName(plan.config), id, progress, workers));
   let feeding = true;
   const feeder = (async () => {
     while (feeding) {
@@ -107,13 +108,13 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
     switch (fault.kind) {
       case 'sigkill':
       case 'sigterm':
-        await taskStarted(workers.get(fault.worker)); // live: a worker just restarted may still be loading
+        await workers.taskStarted(fault.worker); // live: a worker just restarted may still be loading
         await workers.stop(fault.worker, fault.kind === 'sigkill' ? 'SIGKILL' : 'SIGTERM');
         workers.start(fault.worker);
         return undefined;
       case 'zombie': {
+        await workers.taskStarted(fault.worker);
         const worker = workers.get(fault.worker);
-        await taskStarted(worker);
         worker.child.kill('SIGSTOP');
         await sleep(fault.stopMs);
         worker.child.kill('SIGCONT');
@@ -136,7 +137,8 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
         return undefined;
       }
       case 'rebalance':
-        await taskStarted(workers.start('c'));
+        workers.start('c');
+        await workers.taskStarted('c');
         await sleep(fault.stayMs);
         await workers.stop('c', 'SIGTERM');
         return undefined;
@@ -144,7 +146,9 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
   };
 
   try {
-    await Promise.all([taskStarted(workers.start('a')), taskStarted(workers.start('b'))]);
+    workers.start('a');
+    workers.start('b');
+    await Promise.all([workers.taskStarted('a'), workers.taskStarted('b')]);
     await progress.note('workers a and b running');
     let previous = 0;
     for (const [i, step] of plan.faults.entries()) {
@@ -194,6 +198,7 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
   } catch (error) {
     violations.push(`final read failed: ${(error as Error).name}: ${(error as Error).message.split('\n').slice(0, 3).join(' ')}`);
   } finally {
+    unwatch();
     workers.finish();
     if (redisUrl) {
       await stopRedis(redisUrl, { hard: true });
@@ -205,6 +210,20 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
     { plan, id, tiers: tiers.length, injected, violations, scripts, sourceRecords, records, progress, workers: workers.every },
     ctx.profile,
   );
+}
+
+/**
+ * `<config> <application.id>: last event "<event>"; worker <name> pid <pid> <alive|exited>, last
+ * lines: …` — where a run is, for a round that overran its time.
+ */
+function describeRunNow(config: string, id: string, progress: CommitProgress, workers: RunWorkers): string {
+  const each = workers.names().map((name) => {
+    const w = workers.get(name);
+    const alive = w.child.exitCode === null && w.child.signalCode === null;
+    const last = w.logs.slice(-3).map((l) => `${l['time'] ?? ''} ${l.msg}`);
+    return `worker ${name} pid ${w.child.pid} ${alive ? 'alive' : 'exited'}, last lines ${JSON.stringify(last)}`;
+  });
+  return `${config} ${id}: last event "${progress.events.at(-1) ?? 'none'}"; ${each.join('; ')}`;
 }
 
 /** Waits (up to 120 s) until sink + DLQ hold every input id as often as expected (retry tiers drained). */

@@ -1,6 +1,7 @@
 /**
  * The workers of one run of the fault campaign, by name: started with the run's options, restarted
- * as a supervisor would when one exits on its own (a violation), and stopped with their exit
+ * as a supervisor would when one exits on its own (a violation, unless it failed to reach the
+ * broker at its start: the run's timeline says so), and stopped with their exit
  * checked (a SIGTERM that does not end in exit 0 is a violation).
  */
 import { waitFor } from '../../scripts/lib/wait-for.js';
@@ -15,6 +16,9 @@ import { COMMIT_INTERVAL_MS, MAX_ATTEMPTS, SESSION_TIMEOUT_MS, type RunPlan, typ
  * loaded machine, a zombie's partitions — exercise the check of the claims before each write.
  */
 const CLAIM_TTL_MS = 120_000;
+
+/** How long a worker may take to start its first task, ms: on a loaded 2-core machine eight runs' workers may take minutes to join. */
+const TASK_STARTED_TIMEOUT_MS = 300_000;
 
 /** What {@link RunWorkers} needs of its run. */
 export interface RunWorkersOptions {
@@ -32,6 +36,21 @@ export interface RunWorkersOptions {
   since(): string;
   /** True while the broker is down (a worker that exited on its own is restarted once it is back). */
   brokerDown(): boolean;
+  /** Adds an event to the run's timeline (a worker that failed to start and was started again). */
+  note(what: string): void;
+}
+
+/**
+ * True when `worker` never started a task and said it failed to start because the broker did not
+ * answer in time (`weir run` exits 1 then, by design: a supervisor starts it again). On a 2-core
+ * machine running eight runs' workers and their broker, the broker can take longer than the
+ * start's connection timeout to answer: that is the machine, not a fault of the run.
+ */
+function failedToReachBroker(worker: WorkerProcess): string | undefined {
+  if (worker.logs.some((l) => l.msg === 'task started')) return undefined;
+  const failed = worker.logs.find((l) => l.msg === 'worker failed to start');
+  const message = String((failed?.['err'] as { message?: unknown } | undefined)?.message ?? '');
+  return /timed out|unreachable|could not reach|ECONNREFUSED/i.test(message) ? message : undefined;
 }
 
 /** A worker's last warnings and errors and its last non-JSON output, for a violation message. */
@@ -52,6 +71,8 @@ export class RunWorkers {
   readonly every: WorkerProcess[] = [];
   private readonly byName = new Map<WorkerName, WorkerProcess>();
   private readonly stopping = new Set<WorkerProcess>();
+  /** Workers that failed to reach the broker at their start, and are started again. */
+  private readonly restarted = new Set<WorkerProcess>();
   private finished = false;
   /** The `weir run` flags and environment of every worker of the run. */
   private readonly startOptions: StartWorkerOptions;
@@ -112,11 +133,16 @@ export class RunWorkers {
     this.byName.set(name, worker);
     void worker.exited.then((code) => {
       if (this.stopping.has(worker) || this.finished) return;
-      violations.push(
-        `worker ${name} (pid ${worker.child.pid}) exited on its own (${code}) at ${this.options.since()}; ${lastWords(worker)}`,
-      );
+      const unreachable = code === 1 ? failedToReachBroker(worker) : undefined;
+      if (unreachable !== undefined) {
+        this.restarted.add(worker);
+        this.options.note(`worker ${name} (pid ${worker.child.pid}) failed to start (${unreachable}); started again`);
+      } else
+        violations.push(
+          `worker ${name} (pid ${worker.child.pid}) exited on its own (${code}) at ${this.options.since()}; ${lastWords(worker)}`,
+        );
       // Restarted as a supervisor would, once the broker is back (a start without a broker exits 1).
-      if (name !== 'c')
+      if (name !== 'c' || unreachable !== undefined)
         void waitFor(
           () => !this.options.brokerDown(),
           600_000,
@@ -124,6 +150,31 @@ export class RunWorkers {
         ).then(() => this.finished || this.byName.get(name) !== worker || this.start(name));
     });
     return worker;
+  }
+
+  /**
+   * Resolves once worker `name` started a task, following it to the worker started in its place
+   * when it failed to reach the broker at its start.
+   *
+   * @throws when no task started within `timeoutMs`, or the worker exited otherwise
+   */
+  async taskStarted(name: WorkerName, timeoutMs = TASK_STARTED_TIMEOUT_MS): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const worker = this.get(name);
+      try {
+        await worker.waitForLog((l) => l.msg === 'task started', Math.max(1, deadline - Date.now()));
+        return;
+      } catch (error) {
+        if (!this.restarted.has(worker)) throw error;
+        await waitFor(
+          () => this.finished || this.byName.get(name) !== worker,
+          Math.max(1, deadline - Date.now()),
+          () => `worker ${name} failed to start and was not started again`,
+        );
+        if (this.finished) throw error;
+      }
+    }
   }
 
   /** Stops a worker the campaign means to stop; a SIGTERM that does not end in exit 0 is a violation. */
