@@ -115,9 +115,19 @@ export function producerConfig(): LibrdkafkaConfig {
   };
 }
 
-/** A transactional producer: {@link producerConfig} with `transactional.id` and `transaction.timeout.ms`. */
+/**
+ * A transactional producer: {@link producerConfig} with `transactional.id`,
+ * `transaction.timeout.ms`, and delivery reports for failed records only
+ * (`delivery.report.only.error`): a transaction waits for its records with `flush`, and
+ * librdkafka fails its commit when one was not delivered (`TransactionDeliveries`).
+ */
 export function transactionalProducerConfig(transactionalId: string, transactionTimeoutMs: number): LibrdkafkaConfig {
-  return { ...producerConfig(), 'transactional.id': transactionalId, 'transaction.timeout.ms': transactionTimeoutMs };
+  return {
+    ...producerConfig(),
+    'delivery.report.only.error': true,
+    'transactional.id': transactionalId,
+    'transaction.timeout.ms': transactionTimeoutMs,
+  };
 }
 
 function clamp(value: number, min: number, max: number): number {

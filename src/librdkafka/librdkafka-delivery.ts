@@ -68,24 +68,12 @@ export class DeliveryTracker {
     this.inFlight++;
     const acknowledged = done.finally(() => this.inFlight--);
     acknowledged.catch(() => undefined);
-    for (let i = 0; i < records.length; i++) {
-      const r = records[i]!;
-      for (let wait = QUEUE_FULL_WAIT_MS; ; wait = Math.min(100, wait * 2)) {
-        try {
-          producer.produce(r.topic, r.partition ?? null, r.value, r.key, r.timestamp ?? null, pending, toNativeHeaders(r.headers));
-          break;
-        } catch (error) {
-          if (codeOf(error) !== ERR.QUEUE_FULL) {
-            // Records not produced get no report: count them as failed now.
-            pending.error ??= error;
-            pending.remaining -= records.length - i;
-            if (pending.remaining === 0) settle(pending);
-            throw error;
-          }
-          await new Promise((resolve) => setTimeout(resolve, wait));
-        }
-      }
-    }
+    await produceInOrder(producer, records, pending, (error, notQueued) => {
+      // Records not produced get no report: count them as failed now.
+      pending.error ??= error;
+      pending.remaining -= notQueued;
+      if (pending.remaining === 0) settle(pending);
+    });
     return { acknowledged };
   }
 
@@ -97,6 +85,38 @@ export class DeliveryTracker {
     if (--pending.remaining > 0) return;
     if (pending.error === undefined) this.onDelivered();
     settle(pending);
+  }
+}
+
+/**
+ * Produces `records` in order (so each partition keeps their order) into librdkafka's queue,
+ * each with `opaque` (its delivery report's), waiting while the queue is full
+ * (`ERR__QUEUE_FULL`): resolves once every record is queued, not yet acknowledged.
+ *
+ * @param refused called before the throw with the error and how many records were not queued
+ * @throws the first error of librdkafka's `produce` other than a full queue (an unknown
+ *   partition, a record over `message.max.bytes`): that record and the ones after it are not queued
+ */
+export async function produceInOrder(
+  producer: NativeProducer,
+  records: readonly OutputRecord[],
+  opaque: unknown,
+  refused: (error: unknown, notQueued: number) => void = () => undefined,
+): Promise<void> {
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    for (let wait = QUEUE_FULL_WAIT_MS; ; wait = Math.min(100, wait * 2)) {
+      try {
+        producer.produce(r.topic, r.partition ?? null, r.value, r.key, r.timestamp ?? null, opaque, toNativeHeaders(r.headers));
+        break;
+      } catch (error) {
+        if (codeOf(error) !== ERR.QUEUE_FULL) {
+          refused(error, records.length - i);
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
   }
 }
 

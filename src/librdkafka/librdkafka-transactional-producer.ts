@@ -3,12 +3,12 @@ import type { GroupConsumer } from '../kafka/group-consumer.js';
 import type { TransactionalProducerClient, TransactionalProducerOptions } from '../kafka/kafka-client.js';
 import type { OutputRecord, TopicPartitionOffset } from '../record/record-types.js';
 import { transactionalProducerConfig } from './librdkafka-config.js';
-import { DeliveryTracker } from './librdkafka-delivery.js';
 import { FatalErrorWatch, isFencedError } from './librdkafka-errors.js';
 import { LibrdkafkaGroupConsumer } from './librdkafka-group-consumer.js';
 import type { GroupMetadataConsumers } from './group-metadata-consumers.js';
 import { call, type NativeConsumer, type NativeProducer } from './librdkafka-native.js';
 import type { NativeClients } from './librdkafka-native-clients.js';
+import { TransactionDeliveries } from './transaction-deliveries.js';
 
 /** Timeouts of transaction calls, ms: librdkafka retries within them (e.g. `CONCURRENT_TRANSACTIONS`). */
 const TIMEOUT_MS = { init: 60_000, failFastInit: 10_000, offsets: 30_000, end: 60_000 } as const;
@@ -29,9 +29,8 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
   private producer: NativeProducer | undefined;
   private removeProbe: (() => void) | undefined;
   private inTransaction = false;
-  /** The acknowledgements of the records sent in the open transaction and not yet awaited. */
-  private unacknowledged: Promise<void>[] = [];
-  private readonly deliveries: DeliveryTracker;
+  /** The open transaction's deliveries (failures only: `delivery.report.only.error`). */
+  private readonly deliveries: TransactionDeliveries;
   /** The producer's fatal error as librdkafka logged it (its calls fail with a generic one). */
   private readonly fatal = new FatalErrorWatch();
   /** Group ids whose metadata consumer this producer holds. */
@@ -45,7 +44,7 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
     this.transactionalId = options.transactionalId;
     if (options.groupConsumer !== undefined && !(options.groupConsumer instanceof LibrdkafkaGroupConsumer))
       throw new IllegalStateError('a librdkafka transactional producer takes only a group consumer of the librdkafka client');
-    this.deliveries = new DeliveryTracker(
+    this.deliveries = new TransactionDeliveries(
       () => this.current(),
       () => clients.router.heard(),
     );
@@ -83,14 +82,15 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
     await this.guard(async () => {
       const producer = this.producer ?? (await this.initialized());
       await call((cb) => producer.beginTransaction(cb));
-      this.unacknowledged = [];
+      this.deliveries.reset();
       this.inTransaction = true;
     });
   }
 
   /**
    * Queues `records` in the open transaction and resolves once librdkafka holds them, without
-   * waiting for the broker's acknowledgements, so a transaction's records travel while its
+   * waiting for the broker's acknowledgements (and without a delivery report per record:
+   * {@link TransactionDeliveries}), so a transaction's records travel while its
    * tasks go on processing (as Kafka Streams' producer sends while its stream thread works)
    * rather than each task waiting for its acknowledgements at every commit (issue 22's profile:
    * that wait was most of a transaction round at 24 partitions). `sendOffsets` and `commit`
@@ -99,28 +99,21 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
    * which a crashed producer leaves offsets pending is no longer than before.
    *
    * @throws the error of librdkafka's `produce` for a record it did not queue (see
-   *   `DeliveryTracker.enqueue`); the transaction must then be aborted
+   *   `produceInOrder`); the transaction must then be aborted
    */
   async send(records: readonly OutputRecord[]): Promise<void> {
     this.current();
-    await this.guard(async () => {
-      const { acknowledged } = await this.deliveries.enqueue(records);
-      this.unacknowledged.push(acknowledged);
-    });
+    await this.guard(() => this.deliveries.send(records));
   }
 
   /**
-   * Waits until every record sent in the transaction is acknowledged.
+   * Waits until every record sent in the transaction left librdkafka's queue (`flush`).
    *
-   * @throws librdkafka's delivery error of the first record that was not delivered (e.g.
-   *   `ERR__MSG_TIMED_OUT`): the transaction must be aborted
+   * @throws librdkafka's delivery error of the first record reported undelivered (e.g.
+   *   `ERR__MSG_TIMED_OUT`), or the flush's timeout: the transaction must be aborted
    */
   private async acknowledged(): Promise<void> {
-    while (this.unacknowledged.length > 0) {
-      const waiting = this.unacknowledged;
-      this.unacknowledged = [];
-      await Promise.all(waiting);
-    }
+    await this.deliveries.acknowledged(TIMEOUT_MS.offsets);
   }
 
   /** Waits for the transaction's acknowledgements (see {@link send}), then adds the offsets to it. */
@@ -173,7 +166,7 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
     const producer = this.producer;
     const active = this.inTransaction;
     this.inTransaction = false;
-    this.unacknowledged = [];
+    this.deliveries.reset();
     if (producer === undefined || !active) return;
     await this.guard(() => call((cb) => producer.abortTransaction(TIMEOUT_MS.end, cb)));
   }
@@ -194,7 +187,7 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
     const producer = this.producer;
     this.producer = undefined;
     this.inTransaction = false;
-    this.unacknowledged = [];
+    this.deliveries.reset();
     this.removeProbe?.();
     this.removeProbe = undefined;
     if (producer !== undefined) await call((cb) => producer.disconnect(cb)).catch(() => undefined);

@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import type { OutputRecord } from '../record/record-types.js';
+import type { LibrdkafkaError, NativeDeliveryReport, NativeProducer } from './librdkafka-native.js';
+import { TransactionDeliveries } from './transaction-deliveries.js';
+
+const record = (value: string): OutputRecord => ({ topic: 'out', key: null, value: Buffer.from(value), headers: {} });
+
+/** A binding producer that records what it was given; `flush` answers with `flushError`. */
+function fakeProducer(flushError: LibrdkafkaError | null = null) {
+  const produced: Array<{ value: string; opaque: unknown }> = [];
+  let flushes = 0;
+  const producer = {
+    produce: (_t: string, _p: number | null, value: Buffer, _k: unknown, _ts: unknown, opaque: unknown) => {
+      produced.push({ value: value.toString(), opaque });
+    },
+    flush: (_timeoutMs: number, cb: (err: LibrdkafkaError | null) => void) => {
+      flushes++;
+      cb(flushError);
+      return producer;
+    },
+  } as unknown as NativeProducer;
+  return { producer, produced, flushes: () => flushes };
+}
+
+const failure = (message: string): LibrdkafkaError => Object.assign(new Error(message), { code: 10 }) as LibrdkafkaError;
+
+describe('TransactionDeliveries (delivery.report.only.error)', () => {
+  it('queues in order, flushes once per batch of sends, and tells the client the broker answered', async () => {
+    const fake = fakeProducer();
+    let heard = 0;
+    const deliveries = new TransactionDeliveries(
+      () => fake.producer,
+      () => heard++,
+    );
+    await deliveries.send([record('a'), record('b')]);
+    await deliveries.send([record('c')]);
+    await deliveries.acknowledged(1_000);
+    await deliveries.acknowledged(1_000);
+    expect(fake.produced.map((p) => p.value)).toEqual(['a', 'b', 'c']);
+    expect(fake.flushes()).toBe(1);
+    expect(heard).toBe(1);
+  });
+
+  it("fails with the transaction's first reported failure, and forgets it when a new transaction begins", async () => {
+    const fake = fakeProducer();
+    const deliveries = new TransactionDeliveries(
+      () => fake.producer,
+      () => undefined,
+    );
+    await deliveries.send([record('a'), record('b')]);
+    const opaque = fake.produced[0]!.opaque;
+    deliveries.delivered(failure('Broker: Message size too large'), { opaque } as NativeDeliveryReport);
+    deliveries.delivered(failure('second'), { opaque } as NativeDeliveryReport);
+    await expect(deliveries.acknowledged(1_000)).rejects.toThrow('Broker: Message size too large');
+    await expect(deliveries.acknowledged(1_000)).rejects.toThrow('Broker: Message size too large');
+
+    deliveries.reset();
+    await deliveries.send([record('c')]);
+    // A late report of the aborted transaction's record is not the new transaction's.
+    deliveries.delivered(failure('late'), { opaque } as NativeDeliveryReport);
+    await expect(deliveries.acknowledged(1_000)).resolves.toBeUndefined();
+    expect(fake.produced[2]!.opaque).not.toBe(opaque);
+  });
+
+  it('fails when the flush times out', async () => {
+    const fake = fakeProducer(failure('Local: Timed out'));
+    const deliveries = new TransactionDeliveries(
+      () => fake.producer,
+      () => undefined,
+    );
+    await deliveries.send([record('a')]);
+    await expect(deliveries.acknowledged(10)).rejects.toThrow('Local: Timed out');
+  });
+});
