@@ -22,6 +22,8 @@ export interface WorkerProcess {
   readonly otherOutput: string[];
   /** Resolves with the exit code (or the signal name) when the process ends. */
   readonly exited: Promise<number | string>;
+  /** Resolves with the exit code (or the signal name) once the process ended and its output is read to the end ({@link logs} is complete). */
+  readonly closed: Promise<number | string>;
   /** Waits for a log line matching `predicate`. @throws Error after `timeoutMs` or when the process exits first */
   waitForLog(predicate: (line: WorkerLogLine) => boolean, timeoutMs?: number): Promise<WorkerLogLine>;
   /** Sends `signal` and waits for the exit. */
@@ -77,9 +79,12 @@ export function startWorker(topologyFile: string, options: StartWorkerOptions = 
   // 'close' follows 'exit' once stdout and stderr are read to their end: a waiter then stops
   // waiting for a line that can no longer come (and not before: the last lines may trail 'exit').
   let outputClosed = false;
-  child.once('close', () => {
-    outputClosed = true;
-    for (const wake of waiters) wake();
+  const closed = new Promise<number | string>((resolve) => {
+    child.once('close', (code, signal) => {
+      outputClosed = true;
+      for (const wake of waiters) wake();
+      resolve(code ?? signal ?? 'unknown');
+    });
   });
 
   const waitForLog = (predicate: (line: WorkerLogLine) => boolean, timeoutMs = 60_000): Promise<WorkerLogLine> =>
@@ -121,7 +126,7 @@ export function startWorker(topologyFile: string, options: StartWorkerOptions = 
     if (exitValue === undefined) child.kill(signal);
     return exited;
   };
-  return { child, logs, otherOutput, exited, waitForLog, stop };
+  return { child, logs, otherOutput, exited, closed, waitForLog, stop };
 }
 
 /** The outcome of a finished `weir` command. */

@@ -131,7 +131,8 @@ export class RunWorkers {
     const worker = fx.startWorker(SCRIPTED_TOPOLOGY, this.startOptions);
     this.every.push(worker);
     this.byName.set(name, worker);
-    void worker.exited.then((code) => {
+    // Once its output is read to the end: its last lines say why it exited.
+    void worker.closed.then((code) => {
       if (this.stopping.has(worker) || this.finished) return;
       const unreachable = code === 1 ? failedToReachBroker(worker) : undefined;
       if (unreachable !== undefined) {
