@@ -1,7 +1,27 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { IllegalStateError } from '../errors.js';
 import type { GroupDescription, KafkaAdmin, TopicToCreate } from '../kafka/kafka-admin.js';
-import { createKafkajsCluster, type KafkajsCluster } from './kafkajs-library.js';
+import { createKafkajsCluster, KafkaJSConnectionError, type KafkajsCluster } from './kafkajs-library.js';
+
+/**
+ * Runs a kafkajs admin call that reads the cluster's metadata. kafkajs asks any broker and, when
+ * every one fails (a broker restarting, a request timing out on a loaded machine), its broker
+ * pool's `withBroker` swallows their errors and yields `null`, on which `listTopics` and
+ * `fetchTopicMetadata` fail with a TypeError (`Cannot destructure property 'topicMetadata'…`).
+ * That is a connection failure, so it is thrown as kafkajs' own `KafkaJSConnectionError`
+ * (retriable): a worker's start waits it out as it does a broker restarting.
+ *
+ * @throws KafkaJSConnectionError in place of that TypeError; any other error as it is
+ */
+async function metadataRead<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof TypeError && error.message.includes('topicMetadata'))
+      throw new KafkaJSConnectionError(`no Kafka broker answered the metadata request (kafkajs: ${error.message})`);
+    throw error;
+  }
+}
 
 /** {@link KafkaAdmin} on the kafkajs admin client. */
 export class KafkajsAdmin implements KafkaAdmin {
@@ -26,16 +46,18 @@ export class KafkajsAdmin implements KafkaAdmin {
     await this.admin.disconnect();
   }
 
+  /** @throws KafkaJSConnectionError (retriable) when no broker answered the metadata request */
   async listTopics(): Promise<string[]> {
-    return this.admin.listTopics();
+    return metadataRead(() => this.admin.listTopics());
   }
 
+  /** @throws KafkaJSConnectionError (retriable) when no broker answered the metadata request */
   async partitionCounts(topics: readonly string[]): Promise<Map<string, number>> {
-    const existing = new Set(await this.admin.listTopics());
+    const existing = new Set(await this.listTopics());
     const wanted = topics.filter((t) => existing.has(t));
     const counts = new Map<string, number>();
     if (wanted.length === 0) return counts;
-    const { topics: metadata } = await this.admin.fetchTopicMetadata({ topics: [...new Set(wanted)] });
+    const { topics: metadata } = await metadataRead(() => this.admin.fetchTopicMetadata({ topics: [...new Set(wanted)] }));
     for (const t of metadata) counts.set(t.name, t.partitions.length);
     return counts;
   }
@@ -65,7 +87,7 @@ export class KafkajsAdmin implements KafkaAdmin {
     const names = topics.map((t) => t.topic);
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const metadata = await this.admin.fetchTopicMetadata({ topics: names }).catch((error: unknown) => {
+      const metadata = await metadataRead(() => this.admin.fetchTopicMetadata({ topics: names })).catch((error: unknown) => {
         if (Date.now() > deadline) throw error;
         return undefined;
       });

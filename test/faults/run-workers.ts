@@ -167,6 +167,11 @@ export class RunWorkers {
         await worker.waitForLog((l) => l.msg === 'task started', Math.max(1, deadline - Date.now()));
         return;
       } catch (error) {
+        // The worker exited: let its exit be judged (the handler in start) before asking whether it is started again.
+        if (worker.child.exitCode !== null || worker.child.signalCode !== null) {
+          await worker.closed;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
         if (!this.restarted.has(worker)) throw error;
         await waitFor(
           () => this.finished || this.byName.get(name) !== worker,
