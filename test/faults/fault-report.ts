@@ -94,6 +94,9 @@ export function checkRun(o: RunOutcome, profile: string): RunResult {
   if (violations.length > 0) {
     lines.push(...violations.map((v) => `${name} VIOLATION: ${v}`));
     lines.push(`${name} worker log events: ${JSON.stringify(Object.fromEntries(notableLogCounts(o.workers)))}`);
+    lines.push(
+      ...o.workers.map((w) => `${name} worker pid ${w.child.pid} last lines: ${JSON.stringify(lastNotableLines(w, progress.began))}`),
+    );
     const over = (dedup ? t.duplicated : t.wrongCounts.filter(([id, n]) => n > (t.messagesPerId.get(id) ?? 0))).map(([id]) => id);
     lines.push(...duplicateReport(`faults ${plan.seed}`, o.records, o.workers, over, progress.began));
     const where = new Map<string, string[]>();
@@ -106,3 +109,28 @@ export function checkRun(o: RunOutcome, profile: string): RunResult {
   }
   return { plan, injected: o.injected, violations, contract: broken.length, lines };
 }
+
+/**
+ * A worker's last {@link TAIL_LINES} warnings, errors and group or task events, as
+ * `+<seconds since the run began>s <message> (<error message>)`: what a stalled run's workers
+ * were doing, in the CI output (their logs are not kept anywhere else).
+ */
+function lastNotableLines(worker: WorkerProcess, began: number): string[] {
+  const lines: Array<{ what: string; text: string; times: number }> = [];
+  for (const l of worker.logs) {
+    // Dead letters are the scripted poison records: expected, and counted in the report already.
+    if (l.msg === 'record dead-lettered') continue;
+    if (l.level < 40 && !/assigned|revoked|lost|fenced|started|stopped|rejoin/.test(l.msg)) continue;
+    const at = typeof l['time'] === 'string' ? Date.parse(l['time']) : Number(l['time']);
+    const err = (l['err'] as { message?: unknown } | undefined)?.message;
+    const what = `${l.msg}${err === undefined ? '' : ` (${String(err).split('\n')[0]})`}`;
+    const last = lines.at(-1);
+    // A run of one message (a task started per partition) is one line: its first time, ×n.
+    if (last?.what === what) last.times++;
+    else lines.push({ what, text: `+${((at - began) / 1000).toFixed(1)}s ${what}`, times: 1 });
+  }
+  return lines.slice(-TAIL_LINES).map((l) => (l.times > 1 ? `${l.text} ×${l.times}` : l.text));
+}
+
+/** How many of a worker's last notable log lines a failing run prints. */
+const TAIL_LINES = 8;
