@@ -41,10 +41,11 @@ export interface RunWorkersOptions {
 }
 
 /**
- * True when `worker` never started a task and said it failed to start because the broker did not
- * answer in time (`weir run` exits 1 then, by design: a supervisor starts it again). On a 2-core
- * machine running eight runs' workers and their broker, the broker can take longer than the
- * start's connection timeout to answer: that is the machine, not a fault of the run.
+ * The error message when `worker` never started a task and said it failed to start because the
+ * broker did not answer in time, else undefined. `weir run` exits 1 then, by design: a supervisor
+ * starts it again. On a 2-core machine running eight runs' workers and their broker, the broker
+ * can take longer than the start's connection timeout to answer: that is the machine, not a
+ * fault of the run.
  */
 function failedToReachBroker(worker: WorkerProcess): string | undefined {
   if (worker.logs.some((l) => l.msg === 'task started')) return undefined;
