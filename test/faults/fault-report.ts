@@ -5,7 +5,7 @@
  * input coordinates of the missing ones and how to replay it — and the campaign's summary line.
  */
 import type { ReadRecord } from '../../scripts/lib/topic-io.js';
-import type { WorkerProcess } from '../../scripts/lib/worker-process.js';
+import type { WorkerLogLine, WorkerProcess } from '../../scripts/lib/worker-process.js';
 import type { Script } from '../integration/fixtures/scripted-topology.js';
 import { notableLogCounts, type CommitProgress } from '../integration/support/commit-progress.js';
 import { contractViolations, duplicateBound, extraCopies, shortIds, tallyOutcomes } from '../integration/support/delivery-check.js';
@@ -121,7 +121,7 @@ function lastNotableLines(worker: WorkerProcess, began: number): string[] {
     // Dead letters are the scripted poison records: expected, and counted in the report already.
     if (l.msg === 'record dead-lettered') continue;
     if (l.level < 40 && !/assigned|revoked|lost|fenced|started|stopped|rejoin/.test(l.msg)) continue;
-    const at = typeof l['time'] === 'string' ? Date.parse(l['time']) : Number(l['time']);
+    const at = logTime(l);
     const err = (l['err'] as { message?: unknown } | undefined)?.message;
     const what = `${l.msg}${err === undefined ? '' : ` (${String(err).split('\n')[0]})`}`;
     const last = lines.at(-1);
@@ -134,3 +134,6 @@ function lastNotableLines(worker: WorkerProcess, began: number): string[] {
 
 /** How many of a worker's last notable log lines a failing run prints. */
 const TAIL_LINES = 8;
+
+/** A worker log line's time, epoch ms (pino writes a number; a string is parsed). */
+export const logTime = (l: WorkerLogLine): number => (typeof l['time'] === 'string' ? Date.parse(l['time']) : Number(l['time']));

@@ -23,7 +23,7 @@ import type { IntegrationFixture } from '../integration/support/integration-fixt
 import { createTopicsOnRestartedBroker } from '../integration/support/own-broker.js';
 import { ScriptedInput, scriptMessages } from '../integration/support/scripted-input.js';
 import { configName, describeCampaignFault, MAX_ATTEMPTS, PARTITIONS, type CampaignFault, type RunPlan } from './fault-plan.js';
-import { checkRun, type RunResult } from './fault-report.js';
+import { checkRun, logTime, type RunResult } from './fault-report.js';
 import { RunWorkers } from './run-workers.js';
 
 /** Input produced up front, and topped up by a chunk whenever the lag falls below the low-water mark. */
@@ -55,8 +55,6 @@ export interface InjectedFault {
   readonly committed: number;
   readonly lag: number | undefined;
 }
-
-const logTime = (l: WorkerLogLine): number => (typeof l['time'] === 'string' ? Date.parse(l['time']) : Number(l['time']));
 
 /** Runs `plan`; never throws for what the run finds (it is in the result's violations). */
 export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResult> {
