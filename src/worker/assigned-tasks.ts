@@ -57,6 +57,8 @@ export class AssignedTasks {
   private readonly pending = new Map<string, number>();
   /** Assignments create no task yet (a stream thread's start gate). */
   private held: boolean;
+  /** Tasks {@link closeAll} is ending and that have not ended yet, each with its stop. */
+  private readonly closing = new Map<TaskRunner, Promise<void>>();
 
   constructor(private readonly options: AssignedTasksOptions) {
     this.held = options.held === true;
@@ -241,6 +243,7 @@ export class AssignedTasks {
   /**
    * Ends every task and forgets the assignment: `'stop'` lets each finish the record in hand,
    * flush and commit (shutdown); `'close'` drops what is not durable (the consumer crashed).
+   * Resolves once they, and the tasks an earlier call is still ending, have ended.
    */
   async closeAll(mode: 'stop' | 'close'): Promise<void> {
     const runners = [...this.runners.values()];
@@ -250,6 +253,17 @@ export class AssignedTasks {
     this.pending.clear();
     this.assignment.clear();
     this.partitions = [];
-    await Promise.all(runners.map((r) => r.stop(mode)));
+    for (const runner of runners)
+      this.closing.set(
+        runner,
+        runner.stop(mode).finally(() => this.closing.delete(runner)),
+      );
+    // Also the tasks an earlier call is still ending (a consumer restart's, when a shutdown comes).
+    await Promise.all(this.closing.values());
+  }
+
+  /** The tasks {@link closeAll} still waits for, as `<task id> (<state>)`: what a slow shutdown waits on. */
+  unclosed(): string[] {
+    return [...this.closing.keys()].map((r) => `${r.task.id} (${r.task.currentState})`);
   }
 }

@@ -166,13 +166,22 @@ export class WorkerParts {
    * producer, closes the dedup stores and disconnects the admin — the parts that are open. A
    * failed leave is logged, a failed disconnect ignored.
    *
+   * @param options.step told each step before it is taken (what a slow shutdown waits for)
+   * @param options.leave false: the consumer is being stopped already (a restart's, not joined), do not wait for it
    * @throws what closing the task factory or the dedup stores throws
    */
-  async close(): Promise<void> {
-    await this.membership?.stop().catch((error: unknown) => this.options.logger.warn({ err: error }, 'leaving the group failed'));
+  async close(options: { readonly step?: (what: string) => void; readonly leave?: boolean } = {}): Promise<void> {
+    const step = options.step ?? (() => undefined);
+    step('the consumer to leave the group');
+    if (options.leave !== false)
+      await this.membership?.stop().catch((error: unknown) => this.options.logger.warn({ err: error }, 'leaving the group failed'));
+    step("the tasks' transactional producers to disconnect");
     await this.factory?.close();
+    step('the producer to disconnect');
     await this.producer?.disconnect().catch(() => undefined);
+    step('the dedup stores to close');
     await this.dedupStores?.close();
+    step('the admin client to disconnect');
     await this.admin?.disconnect().catch(() => undefined);
   }
 }

@@ -13,7 +13,11 @@ import { WorkerHealth, type WorkerHealthSnapshot } from './worker-health.js';
 import { WorkerMetrics } from '../observability/worker-metrics.js';
 import type { WorkerOptions } from './worker-options.js';
 import { WorkerParts } from './worker-parts.js';
+import { ShutdownProgress } from './shutdown-progress.js';
 import { assertWorkerTransition, type WorkerState } from './worker-state.js';
+
+/** The shutdown step in which tasks finish the record in hand, flush and commit. */
+const CLOSING_TASKS = 'tasks to commit and close';
 
 /**
  * A weir worker process: one member of the consumer group `application.id`. It creates one
@@ -49,6 +53,10 @@ export class Worker {
   private tasksClosed: Promise<void> | undefined;
   /** A crash of the consumer that {@link restart} is starting (it starts another). */
   private crashedWhileRestarting: unknown;
+  /** Ends the wait of a restart between two joins (a shutdown does). */
+  private endBackOff: (() => void) | undefined;
+  /** Says what a slow shutdown waits for. */
+  private readonly shutdownProgress: ShutdownProgress;
 
   constructor(private readonly options: WorkerOptions) {
     this.logger = options.logger.child({ applicationId: options.topology.applicationId });
@@ -56,6 +64,7 @@ export class Worker {
     this.health = new WorkerHealth(() => this.healthSnapshot(), options.config);
     this.identity = memberIdentity(options.topology.applicationId, options.config, options.thread);
     this.died = new Promise((resolve) => (this.settleDied = resolve));
+    this.shutdownProgress = new ShutdownProgress(this.logger, (step) => (step === CLOSING_TASKS ? (this.tasks?.unclosed() ?? []) : []));
     this.parts = new WorkerParts({
       worker: options,
       identity: this.identity,
@@ -222,12 +231,23 @@ export class Worker {
         this.logger.warn({ err: this.crashedWhileRestarting }, 'the new consumer stopped while joining; rejoining again');
         await this.tasks?.closeAll('close');
         await this.membership?.stop().catch(() => undefined);
-        await new Promise((resolve) => setTimeout(resolve, backoff.next()));
+        await this.backOff(backoff.next());
       } catch (restartError) {
         this.logger.error({ err: restartError, attempt: backoff.failures + 1 }, 'rejoining the group failed; retrying');
-        await new Promise((resolve) => setTimeout(resolve, backoff.next()));
+        await this.backOff(backoff.next());
       }
     }
+  }
+
+  /** Waits `ms` before a restart's next join, or until a shutdown ends the wait. */
+  private backOff(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.endBackOff = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 
   /**
@@ -243,12 +263,25 @@ export class Worker {
   private async shutdown(mode: 'stop' | 'close'): Promise<void> {
     if (this.state === 'stopping' || this.state === 'stopped') return;
     this.transition('stopping');
-    this.tasksClosed = (async () => {
-      await this.restart;
-      await this.tasks?.closeAll(mode);
-    })();
-    await this.tasksClosed;
-    await this.parts.close();
+    const progress = this.shutdownProgress;
+    progress.begin();
+    try {
+      // A restart after a crash closed the tasks when it began (nothing is left to commit), and
+      // its consumer owns no partition until it joins. Its join can wait long on a busy or
+      // moving coordinator (a JoinGroup is held up to the rebalance timeout, 60 s, and kafkajs
+      // disconnects only once its requests answered): stop that consumer without waiting for it.
+      const restarting = this.restart !== undefined;
+      if (restarting) {
+        this.endBackOff?.();
+        void this.membership?.stop().catch(() => undefined);
+      }
+      progress.step(CLOSING_TASKS);
+      this.tasksClosed = this.tasks?.closeAll(mode) ?? Promise.resolve();
+      await this.tasksClosed;
+      await this.parts.close({ step: (what) => progress.step(what), leave: !restarting });
+    } finally {
+      progress.end();
+    }
     this.transition('stopped');
     this.health.close();
     this.logger.info('worker stopped');
