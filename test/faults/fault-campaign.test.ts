@@ -110,7 +110,7 @@ describe(`fault campaign, profile ${profile.name}, seed ${SEED}`, () => {
         );
         const failures = round_
           .filter((r) => r.violations.length > 0)
-          .map((r) => [describePlan(r.plan), ...r.lines.filter((l) => / VIOLATION: | replay: /.test(l))].join('\n'));
+          .map((r) => [describePlan(r.plan), ...r.lines.filter((l) => / VIOLATION: | replay: | worker logs: /.test(l))].join('\n'));
         expect(failures, failures.join('\n\n')).toEqual([]);
       },
       ROUND_TIMEOUT_MS + 60_000,

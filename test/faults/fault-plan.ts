@@ -96,6 +96,13 @@ export const COMMIT_INTERVAL_MS = { exactly_once: 100, at_least_once: 200 } as c
 
 /** The session timeout of every worker, ms (the broker's minimum): a zombie is stopped longer. */
 export const SESSION_TIMEOUT_MS = 6_000;
+/**
+ * `--shutdown-timeout-ms` of every worker: a SIGTERM that does not end in exit 0 within it is a
+ * violation. Two kafkajs request timeouts (30 s each): with 16 workers and the broker on 2
+ * cores, a commit or a group leave of a graceful shutdown can wait on one request that times out
+ * (seen: seed 415870 at 20 s).
+ */
+export const SHUTDOWN_TIMEOUT_MS = 60_000;
 
 /**
  * Draws a run's plan: the retry mode, 3–6 (ci) faults — one broker restart, the others drawn

@@ -6,7 +6,8 @@
  * the workers stopped, and sink, DLQ and retry tiers read to the end (read_committed) and checked.
  */
 import { randomBytes } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '../../scripts/lib/free-port.js';
@@ -15,7 +16,7 @@ import { produce, readTopics, readToEnd, type ReadRecord } from '../../scripts/l
 import { readTopicNow } from '../../scripts/lib/read-topic-now.js';
 import { waitForGroupCaughtUp } from '../../scripts/lib/group-progress.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
-import type { WorkerLogLine } from '../../scripts/lib/worker-process.js';
+import type { WorkerLogLine, WorkerProcess } from '../../scripts/lib/worker-process.js';
 import { seededRandom } from '../../src/testing/seeded-random.js';
 import type { Script } from '../integration/fixtures/scripted-topology.js';
 import { CommitProgress } from '../integration/support/commit-progress.js';
@@ -204,10 +205,29 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
       await rm(`${redisDataDir(redisUrl)}.log`, { force: true });
     }
   }
-  return checkRun(
+  const result = checkRun(
     { plan, id, tiers: tiers.length, injected, violations, scripts, sourceRecords, records, progress, workers: workers.every },
     ctx.profile,
   );
+  if (result.violations.length === 0) return result;
+  const kept = await keepWorkerLogs(`${plan.seed}-${configName(plan.config).replaceAll('/', '-')}`, workers.every);
+  return { ...result, lines: [...result.lines, `[faults] seed ${plan.seed} ${configName(plan.config)} worker logs: ${kept}`] };
+}
+
+/**
+ * Writes each worker's whole output (JSON log lines, then other output) to
+ * `<tmpdir>/weir-faults/<run>/worker-<pid>.log`, for a failing run to be read in full.
+ *
+ * @returns the directory
+ */
+async function keepWorkerLogs(run: string, all: readonly WorkerProcess[]): Promise<string> {
+  const dir = path.join(os.tmpdir(), 'weir-faults', run);
+  await mkdir(dir, { recursive: true });
+  for (const w of all) {
+    const text = [...w.logs.map((l) => JSON.stringify(l)), ...w.otherOutput].join('\n');
+    await writeFile(path.join(dir, `worker-${w.child.pid}.log`), `${text}\n`);
+  }
+  return dir;
 }
 
 /**

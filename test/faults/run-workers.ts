@@ -8,7 +8,7 @@ import { waitFor } from '../../scripts/lib/wait-for.js';
 import type { StartWorkerOptions, WorkerProcess } from '../../scripts/lib/worker-process.js';
 import type { IntegrationFixture } from '../integration/support/integration-fixture.js';
 import { SCRIPTED_TOPOLOGY } from '../integration/support/scripted-scenario.js';
-import { COMMIT_INTERVAL_MS, MAX_ATTEMPTS, SESSION_TIMEOUT_MS, type RunPlan, type WorkerName } from './fault-plan.js';
+import { COMMIT_INTERVAL_MS, MAX_ATTEMPTS, SESSION_TIMEOUT_MS, SHUTDOWN_TIMEOUT_MS, type RunPlan, type WorkerName } from './fault-plan.js';
 
 /**
  * The dedup claims' TTL, ms: above the longest write a broker restart can hold up (the
@@ -85,7 +85,7 @@ export class RunWorkers {
       args: [
         ...['--application-id', id, '--client', client, '--guarantee', guarantee, '--brokers', fx.brokers],
         ...['--commit-interval-ms', String(COMMIT_INTERVAL_MS[guarantee]), '--session-timeout-ms', String(SESSION_TIMEOUT_MS)],
-        ...['--heartbeat-interval-ms', '1000', '--transaction-timeout-ms', '10000', '--shutdown-timeout-ms', '20000'],
+        ...['--heartbeat-interval-ms', '1000', '--transaction-timeout-ms', '10000', '--shutdown-timeout-ms', String(SHUTDOWN_TIMEOUT_MS)],
         ...['--threads', String(plan.threads)],
         ...(redisUrl ? ['--redis-url', redisUrl] : []),
       ],
