@@ -2,13 +2,15 @@
  * The crash test of the delivery guarantees, on a broker instance of its own (ports and data dir
  * apart from the shared broker, which other tests use meanwhile) and the real Redis.
  *
- * Input: 10 000 records — about 2 % poison (always fail: DLQ), 5 % failing transiently (some of
+ * Input: 10 000 records up front — about 2 % poison (always fail: DLQ), 5 % failing transiently (some of
  * them forward a partial output first), 3 % re-sends of an earlier record's dedup key (half on
  * the same partition key, half on another partition). Disruptions, per guarantee: the worker is
  * SIGKILLed at random points 10 times and restarted at once — each kill on live work: the
  * committed offset moved since the previous kill and input is left (lag above 0); a second worker
  * joins and leaves (two rebalances); and the broker is SIGKILLed and restarted once while records
- * are in flight (the runs share it, so one restart).
+ * are in flight (the runs share it, so one restart). Until its last kill, a run tops its input
+ * up by 1 000 records of the same mix whenever fewer than 1 000 are left: one that waits at the
+ * shared restart for a slower run goes on consuming meanwhile.
  *
  * - exactly_once with Redis dedup: a read_committed read of sink + DLQ holds every input
  *   exactly once, duplicate keys dropped.
@@ -41,11 +43,15 @@ import { ScriptedInput, scriptMessages } from './support/scripted-input.js';
 
 const FIXTURE = 'test/integration/fixtures/scripted-topology.ts';
 const RECORDS = 10_000;
+/** Until the last kill, input is topped up by {@link TOP_UP} records whenever fewer than {@link LOW_WATER} are left (checked every {@link TOP_UP_CHECK_MS}). */
+const TOP_UP = 1_000;
+const LOW_WATER = 1_000;
+const TOP_UP_CHECK_MS = 1_000;
 const PARTITIONS = 4;
 const KILLS = 10;
 const SEED = Number(process.env['WEIR_CRASH_SEED'] ?? Date.now() % 1_000_000);
 
-/** The input: 10 000 scripted records (scripted-input.ts). */
+/** The input: 10 000 scripted records (scripted-input.ts); each run gets its own, the same up front. */
 function crashInput(random: () => number): ScriptedInput {
   const input = new ScriptedInput(random);
   input.next(RECORDS);
@@ -68,6 +74,8 @@ interface RunReport {
   readonly peakPerMs: number;
   readonly events: string[];
   readonly logs: Map<string, number>;
+  /** The run's input, top-ups included. */
+  readonly input: ScriptedInput;
   /** Every worker process of the run, and when the run began (epoch ms): for the duplicate report. */
   readonly workers: readonly WorkerProcess[];
   readonly began: number;
@@ -80,7 +88,7 @@ const COMMIT_INTERVAL_MS = { exactly_once: 100, at_least_once: 200 } as const;
 async function run(
   guarantee: 'exactly_once' | 'at_least_once',
   dedup: boolean,
-  input: ReturnType<typeof crashInput>,
+  input: ScriptedInput,
   random: () => number,
   brokerRestart: (probe: () => Promise<number>) => Promise<number>,
 ): Promise<RunReport> {
@@ -135,6 +143,20 @@ async function run(
 
   let a = start();
   const kills: Array<{ committed: number; lag: number }> = [];
+  const left = async (): Promise<number> => input.messages.length - ((await committed()) ?? 0);
+  // Work is left at every kill and at the broker's: top the input up whenever it runs low, until
+  // the last kill (a failed probe or produce, during the broker restart, is tried again).
+  let toppingUp = true;
+  const topUps = (async () => {
+    while (toppingUp) {
+      const low = await left().then(
+        (n) => n < LOW_WATER,
+        () => false,
+      );
+      if (low) await produce(fx.kafka, topics.source, scriptMessages(input.next(TOP_UP))).catch(() => undefined);
+      await sleep(TOP_UP_CHECK_MS);
+    }
+  })();
   const killAndRestart = async (): Promise<void> => {
     await taskStarted(a);
     await sleep(500 + Math.floor(random() * 2_500)); // a random point while it processes
@@ -148,28 +170,35 @@ async function run(
       120_000,
       () => `SIGKILL #${kills.length + 1}: the committed offset did not move past ${previous}`,
     );
+    const produced = input.messages.length;
     a.child.kill('SIGKILL');
     await a.exited;
-    kills.push({ committed: atKill, lag: RECORDS - atKill });
+    kills.push({ committed: atKill, lag: produced - atKill });
     await note(`SIGKILL #${kills.length}`);
     a = start();
   };
 
-  for (let i = 0; i < 4; i++) await killAndRestart();
-  await taskStarted(a);
-  const b = start();
-  await note('second worker joins');
-  await b.waitForLog((l) => l.msg === 'task started', 90_000);
-  await sleep(1_000 + Math.floor(random() * 2_000));
-  expect(await b.stop('SIGTERM')).toBe(0);
-  await note('second worker left');
-  for (let i = 0; i < 3; i++) await killAndRestart();
-  await taskStarted(a);
-  const lagAtBrokerKill = await brokerRestart(async () => RECORDS - ((await committed()) ?? 0));
-  await note('broker restarted');
-  for (let i = 0; i < KILLS - 7; i++) await killAndRestart();
-  await taskStarted(a);
-  await note('last restart running');
+  let lagAtBrokerKill: number;
+  try {
+    for (let i = 0; i < 4; i++) await killAndRestart();
+    await taskStarted(a);
+    const b = start();
+    await note('second worker joins');
+    await b.waitForLog((l) => l.msg === 'task started', 90_000);
+    await sleep(1_000 + Math.floor(random() * 2_000));
+    expect(await b.stop('SIGTERM')).toBe(0);
+    await note('second worker left');
+    for (let i = 0; i < 3; i++) await killAndRestart();
+    await taskStarted(a);
+    lagAtBrokerKill = await brokerRestart(left);
+    await note('broker restarted');
+    for (let i = 0; i < KILLS - 7; i++) await killAndRestart();
+    await taskStarted(a);
+    await note('last restart running');
+  } finally {
+    toppingUp = false;
+    await topUps;
+  }
 
   const caughtUp = await waitForGroupCaughtUp(fx.kafka, id, [topics.source], 240_000);
   await note(caughtUp ? 'input consumed' : 'input NOT consumed in time');
@@ -190,6 +219,7 @@ async function run(
   return {
     guarantee: label,
     records,
+    input,
     kills,
     lagAtBrokerKill,
     peakPerMs: progress.peakPerMs(),
@@ -203,7 +233,6 @@ async function run(
 describe(onClient('crash test: 10 000 records, 10 SIGKILLs on live work, a rebalance, a broker SIGKILL'), () => {
   it('exactly_once (with and without dedup): every input exactly once; at_least_once + Redis dedup: nothing lost, bounded duplicates only across crashes', async () => {
     const began = Date.now();
-    const input = crashInput(seededRandom(SEED));
     // The broker is SIGKILLed once all three runs are there, with their lag probed just before.
     const probes: Array<() => Promise<number>> = [];
     let lags: number[] = [];
@@ -218,16 +247,19 @@ describe(onClient('crash test: 10 000 records, 10 SIGKILLs on live work, a rebal
       return lags[index]!;
     };
     const [eos, eosWithoutDedup, alos] = await Promise.all([
-      run('exactly_once', true, input, seededRandom(SEED + 1), brokerRestart),
-      run('exactly_once', false, input, seededRandom(SEED + 3), brokerRestart),
-      run('at_least_once', true, input, seededRandom(SEED + 2), brokerRestart),
+      run('exactly_once', true, crashInput(seededRandom(SEED)), seededRandom(SEED + 1), brokerRestart),
+      run('exactly_once', false, crashInput(seededRandom(SEED)), seededRandom(SEED + 3), brokerRestart),
+      run('at_least_once', true, crashInput(seededRandom(SEED)), seededRandom(SEED + 2), brokerRestart),
     ]);
-    const scripts = input.messages.map((m) => m.script);
     const lines: string[] = [];
     const summary = (report: RunReport) => {
-      const t = tallyOutcomes(report.records, scripts);
+      const { input } = report;
+      const t = tallyOutcomes(
+        report.records,
+        input.messages.map((m) => m.script),
+      );
       lines.push(
-        `[crash] ${report.guarantee}: sink ${t.sink.length}, DLQ ${t.dlq.length}, distinct ids ${t.counts.size}, missing ${t.missing.length}, ` +
+        `[crash] ${report.guarantee}: input ${input.messages.length} records (${input.unique.size} unique ids, ${input.messages.length - input.unique.size} duplicate-key re-sends, ${[...input.unique.values()].filter((s) => s.failAttempts).length} transient); sink ${t.sink.length}, DLQ ${t.dlq.length}, distinct ids ${t.counts.size}, missing ${t.missing.length}, ` +
           `duplicated ids ${t.duplicated.length} (${t.duplicated.reduce((n, [, c]) => n + c - 1, 0)} extra records), partial outputs ${t.partial}, ` +
           `SIGKILLs ${report.kills.length} (lags ${report.kills.map((k) => k.lag).join(', ')}), lag at the broker SIGKILL ${report.lagAtBrokerKill}, peak ${(report.peakPerMs * 1000).toFixed(0)} records/s`,
         `[crash] ${report.guarantee} timeline: ${report.events.join('; ')}`,
@@ -238,9 +270,7 @@ describe(onClient('crash test: 10 000 records, 10 SIGKILLs on live work, a rebal
     const e = summary(eos);
     const n = summary(eosWithoutDedup);
     const l = summary(alos);
-    lines.unshift(
-      `[crash] seed ${SEED}; input ${RECORDS} records: ${input.unique.size} unique ids, ${RECORDS - input.unique.size} duplicate-key re-sends, ${e.poison.size} poison, ${[...input.unique.values()].filter((s) => s.failAttempts).length} transient`,
-    );
+    lines.unshift(`[crash] seed ${SEED}; input ${RECORDS} records up front, ${e.poison.size} poison in the first run's`);
     const report = (run: RunReport, ids: ReadonlyArray<readonly [string, number]>) =>
       duplicateReport(
         `crash ${run.guarantee}`,
