@@ -52,10 +52,10 @@ export class ShutdownProgress {
   private report(): void {
     const waiting = this.waitingFor();
     if (waiting === undefined) return;
-    const seconds = Math.round((Date.now() - this.began) / 1000);
+    const elapsedMs = Date.now() - this.began;
     this.logger.warn(
-      { waitingFor: waiting, elapsedMs: Date.now() - this.began },
-      `shutdown still under way after ${seconds} s: waiting for ${waiting}`,
+      { waitingFor: waiting, elapsedMs },
+      `shutdown still under way after ${Math.round(elapsedMs / 1000)} s: waiting for ${waiting}`,
     );
   }
 }

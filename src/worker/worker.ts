@@ -266,9 +266,8 @@ export class Worker {
     const progress = this.shutdownProgress;
     progress.begin();
     try {
-      // A restart after a crash closed the tasks when it began (nothing is left to commit), and
-      // its consumer owns no partition until it joins. Its join can wait long on a busy or
-      // moving coordinator (a JoinGroup is held up to the rebalance timeout, 60 s, and kafkajs
+      // A restart closed the tasks when it began, and its consumer owns nothing until it joins,
+      // which can take long (a JoinGroup is held up to the rebalance timeout, and kafkajs
       // disconnects only once its requests answered): stop that consumer without waiting for it.
       const restarting = this.restart !== undefined;
       if (restarting) {
