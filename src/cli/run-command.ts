@@ -63,6 +63,11 @@ export function addRunCommand(program: Command): void {
       '/healthz fails when a task retries a failed produce/commit/dedup call this long [env WEIR_STUCK_TASK_MS, default 300000]',
     )
     .option('--verbose', 'print stack traces of errors')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 a clean shutdown (SIGINT/SIGTERM); 1 the worker failed (a server unreachable, a missing source topic, ...) ' +
+        'or its shutdown outlived --shutdown-timeout-ms; 2 a bad flag, variable, config or topology file.',
+    )
     .action(async (file: string, flags: RunFlags) => {
       const code = await run(file, flags);
       process.exitCode = code;

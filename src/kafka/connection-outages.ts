@@ -52,9 +52,21 @@ export class ConnectionOutages {
     return this.outages.size > 0;
   }
 
-  /** A connection error with `broker` (`host:port`, or {@link UNKNOWN_BROKER}); `problem` is the error text. */
-  failed(broker: string, problem: string): void {
+  /**
+   * A connection error with `broker` (`host:port`, or {@link UNKNOWN_BROKER}); `problem` is the
+   * error text. An error that names no broker counts into an outage already open, and a named
+   * broker's first error takes over the unnamed outage: one outage is one warning, whether the
+   * client's errors name the broker or not.
+   */
+  failed(named: string, problem: string): void {
     const now = this.now();
+    const open = this.outages.keys().next().value;
+    const broker = named === UNKNOWN_BROKER && open !== undefined ? open : named;
+    const unnamed = this.outages.get(UNKNOWN_BROKER);
+    if (broker !== UNKNOWN_BROKER && unnamed !== undefined && !this.outages.has(broker)) {
+      this.outages.delete(UNKNOWN_BROKER);
+      this.outages.set(broker, unnamed);
+    }
     const outage = this.outages.get(broker);
     if (outage === undefined) {
       this.outages.set(broker, { sinceMs: now, windowStartMs: now, inWindow: 0, total: 1 });

@@ -6,6 +6,7 @@ import type { OffsetCommitter } from '../runtime/ports.js';
 import type { TaskFactory } from './task-factory.js';
 import type { TaskRunner } from './task-runner.js';
 import type { TaskHealth } from './worker-health.js';
+import { withinTimeout } from './within-timeout.js';
 
 /** A task start that failed is tried again after this long, ms. */
 const TASK_START_RETRY_MS = 1_000;
@@ -243,9 +244,14 @@ export class AssignedTasks {
   /**
    * Ends every task and forgets the assignment: `'stop'` lets each finish the record in hand,
    * flush and commit (shutdown); `'close'` drops what is not durable (the consumer crashed).
-   * Resolves once they, and the tasks an earlier call is still ending, have ended.
+   * Resolves once they, and the tasks an earlier call is still ending, have ended — or, given
+   * `limitMs`, once that long has passed: the tasks still committing then are left to end on
+   * their own, and a warning names them (a dirty close, as Kafka Streams closes a task whose
+   * commit fails on shutdown: under at_least_once their next owner processes again what they
+   * processed since their last commit; under exactly_once their transaction in flight commits
+   * or aborts whole).
    */
-  async closeAll(mode: 'stop' | 'close'): Promise<void> {
+  async closeAll(mode: 'stop' | 'close', limitMs?: number): Promise<void> {
     const runners = [...this.runners.values()];
     if (mode === 'stop')
       for (const runner of runners) this.options.fetcher.pause({ topic: runner.task.topic, partition: runner.task.partition });
@@ -259,7 +265,16 @@ export class AssignedTasks {
         runner.stop(mode).finally(() => this.closing.delete(runner)),
       );
     // Also the tasks an earlier call is still ending (a consumer restart's, when a shutdown comes).
-    await Promise.all(this.closing.values());
+    const all = Promise.all(this.closing.values());
+    if (limitMs === undefined) {
+      await all;
+      return;
+    }
+    if ((await withinTimeout(all, limitMs)) === 'done') return;
+    this.options.logger.warn(
+      { tasks: this.unclosed(), limitMs },
+      'tasks did not commit and close in time: the shutdown goes on without them (dirty close; what they processed since their last commit is processed again by the next owner)',
+    );
   }
 
   /** The tasks {@link closeAll} still waits for, as `<task id> (<state>)`: what a slow shutdown waits on. */

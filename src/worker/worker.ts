@@ -18,6 +18,8 @@ import { assertWorkerTransition, type WorkerState } from './worker-state.js';
 
 /** The shutdown step in which tasks finish the record in hand, flush and commit. */
 const CLOSING_TASKS = 'tasks to commit and close';
+/** The share of `--shutdown-timeout-ms` that step may take; the rest is for leaving the group and disconnecting. */
+const TASKS_CLOSE_SHARE = 2 / 3;
 
 /**
  * A weir worker process: one member of the consumer group `application.id`. It creates one
@@ -251,9 +253,9 @@ export class Worker {
   }
 
   /**
-   * Graceful shutdown: stop fetching, let every task finish the record in hand, flush and
-   * commit, then leave the group and disconnect. Bound it with `shutdownTimeoutMs`
-   * (`StreamProcess` does).
+   * Graceful shutdown: stop fetching, let every task finish the record in hand, flush and commit
+   * (for up to two thirds of `shutdownTimeoutMs`, then without them: {@link AssignedTasks.closeAll}),
+   * leave the group and disconnect. `StreamProcess` bounds the whole by `shutdownTimeoutMs`.
    */
   async stop(): Promise<void> {
     await this.shutdown('stop');
@@ -266,16 +268,15 @@ export class Worker {
     const progress = this.shutdownProgress;
     progress.begin();
     try {
-      // A restart closed the tasks when it began, and its consumer owns nothing until it joins,
-      // which can take long (a JoinGroup is held up to the rebalance timeout, and kafkajs
-      // disconnects only once its requests answered): stop that consumer without waiting for it.
+      // A restart closed the tasks when it began, and its consumer owns nothing until its slow
+      // join (a JoinGroup held; kafkajs disconnects once answered): stop it without waiting.
       const restarting = this.restart !== undefined;
       if (restarting) {
         this.endBackOff?.();
         void this.membership?.stop().catch(() => undefined);
       }
       progress.step(CLOSING_TASKS);
-      this.tasksClosed = this.tasks?.closeAll(mode) ?? Promise.resolve();
+      this.tasksClosed = this.tasks?.closeAll(mode, this.options.config.shutdownTimeoutMs * TASKS_CLOSE_SHARE) ?? Promise.resolve();
       await this.tasksClosed;
       await this.parts.close({ step: (what) => progress.step(what), leave: !restarting });
     } finally {

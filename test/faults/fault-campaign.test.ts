@@ -14,8 +14,12 @@
  * `kafkajs/exactly_once/dedup`). Every run prints its schedule first, its results after, and a
  * failing one the command that replays it.
  */
+import { cp } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { brokerFiles } from '../../scripts/lib/broker-instance.js';
 import { startBroker, stopBroker } from '../../scripts/lib/kafka-broker.js';
 import { Barrier } from '../integration/support/barrier.js';
 import { useIntegrationFixture } from '../integration/support/integration-fixture.js';
@@ -52,7 +56,17 @@ if (configs.length === 0) throw new Error(`WEIR_FAULTS_ONLY=${only?.join(',')} n
 
 const broker = ownBroker('faults');
 const fx = useIntegrationFixture('weir-faults', { brokers: broker.start, hookTimeoutMs: 180_000 });
-fx.onTeardown(broker.remove);
+fx.onTeardown(async () => {
+  // A violation's evidence is in the broker's logs (transaction markers, producer epochs): a
+  // failing campaign keeps its broker's files, for `kafka-dump-log.sh --print-data-log`.
+  if (results.some((r) => r.violations.length > 0)) {
+    await stopBroker({ instance: broker.instance, timeoutMs: 30_000 });
+    const kept = path.join(os.tmpdir(), 'weir-faults', `broker-${SEED}`);
+    await cp(brokerFiles(broker.instance).runtimeDir, kept, { recursive: true });
+    console.log(`[faults] the broker's files (data, logs): ${kept}`);
+  }
+  await broker.remove();
+});
 
 const results: RunResult[] = [];
 const began = Date.now();

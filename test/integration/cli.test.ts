@@ -86,6 +86,12 @@ export default topology('app').source('in').process('enrich', (r) => r.value, { 
     expect(verbose.stderr).toMatch(/\n\s+at /);
   });
 
+  it('run --help lists the exit codes', async () => {
+    const help = await weir(['run', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/Exit codes: 0 a clean shutdown .*; 1 .*--shutdown-timeout-ms; 2 a bad flag/);
+  });
+
   it.each([
     [['dlq', 'inspect', '--nope'], "error: unknown option '--nope'"],
     [['dlq', 'replay'], "error: missing required argument 'dlq-topic'"],

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { sink } from '../dsl/sink.js';
+import { topology } from '../dsl/topology-builder.js';
+import { captureLog } from '../observability/log-capture.test-support.js';
+import type { TopicPartition } from '../record/record-types.js';
+import { PartitionTask } from '../runtime/partition-task.js';
+import type { OffsetCommitter } from '../runtime/ports.js';
+import { InMemoryKafka } from '../testing/in-memory-kafka.js';
+import { compile } from '../topology/compile.js';
+import { AssignedTasks } from './assigned-tasks.js';
+import type { TaskFactory, TaskHooks } from './task-factory.js';
+import { TaskRunner } from './task-runner.js';
+
+/**
+ * The tasks of a member assigned `in`-0 (processor `p` → `out`, at_least_once, on in-memory
+ * Kafka) whose group offset commits never get an answer (a coordinator that does not respond).
+ */
+async function membersTaskWithHangingCommits() {
+  const clock = { now: () => Date.now() };
+  const kafka = new InMemoryKafka(clock);
+  for (const t of ['in', 'out', 'app.p.dlq']) kafka.createTopic(t);
+  const compiled = compile(
+    topology('app')
+      .source('in', 'json')
+      .process('p', (r) => r.value)
+      .branch({ success: sink('out') }),
+  );
+  let commits = 0;
+  const committer: OffsetCommitter = {
+    commit: () => {
+      commits++;
+      return new Promise<void>(() => undefined);
+    },
+  };
+  let runner: TaskRunner | undefined;
+  const factory = {
+    create: (partitions: readonly TopicPartition[], hooks: TaskHooks) => {
+      const task = new PartitionTask({
+        topology: compiled,
+        topic: 'in',
+        partition: 0,
+        startOffset: 0,
+        clock,
+        output: { guarantee: 'at_least_once', producer: kafka.producer(), committer },
+      });
+      runner = new TaskRunner(task, {
+        maxBufferedRecords: 100,
+        pauseAfterMs: 1_000,
+        setPaused: (paused) => hooks.setPaused(partitions[0]!, paused),
+        logger: captureLog('silent').logger,
+        onClosed: (state) => hooks.onClosed(partitions[0]!, state),
+      });
+      return Promise.resolve([{ tp: partitions[0]!, runner, startOffset: 0 }]);
+    },
+  } as unknown as TaskFactory;
+  const { logger, lines } = captureLog('warn');
+  const fetcher = { pause: () => undefined, resume: () => undefined, seek: () => undefined };
+  const tasks = new AssignedTasks({ factory, fetcher, committer, logger, active: () => true, atLeastOnce: true });
+  tasks.assign({
+    assignment: [{ topic: 'in', partition: 0 }],
+    added: [{ topic: 'in', partition: 0 }],
+    protocol: 'cooperative',
+    memberId: 'm',
+  });
+  await expect.poll(() => runner, { timeout: 10_000 }).toBeDefined();
+  // One record processed and produced: the shutdown's commit has an offset to commit.
+  await kafka.producer().send([{ topic: 'in', key: null, value: Buffer.from('{"a":1}'), headers: {} }]);
+  tasks.batch({ topic: 'in', partition: 0 }, kafka.read('in', 0, 0).records, 1);
+  await expect.poll(() => kafka.read('out', 0, 0).records.length, { timeout: 10_000 }).toBe(1);
+  return { tasks, lines, commits: () => commits };
+}
+
+describe('AssignedTasks.closeAll', () => {
+  it('with a limit, goes on without a task whose final commit gets no answer, and names it in a warning', async () => {
+    const { tasks, lines, commits } = await membersTaskWithHangingCommits();
+    const began = Date.now();
+    await tasks.closeAll('stop', 200);
+    const tookMs = Date.now() - began;
+    expect(commits()).toBeGreaterThan(0);
+    expect(tookMs).toBeGreaterThanOrEqual(190);
+    // Without the limit it would never end (the next test): any bounded wait shows the limit at work.
+    expect(tookMs).toBeLessThan(10_000);
+    const warning = lines.find((l) => String(l['msg']).startsWith('tasks did not commit and close in time'));
+    expect(warning).toMatchObject({ tasks: ['in-0 (stopping)'], limitMs: 200 });
+    expect(tasks.unclosed()).toEqual(['in-0 (stopping)']);
+  });
+
+  it('without a limit, waits for that commit', async () => {
+    const { tasks, lines, commits } = await membersTaskWithHangingCommits();
+    const outcome = await Promise.race([
+      tasks.closeAll('stop').then(() => 'closed'),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 300)),
+    ]);
+    expect(outcome).toBe('still waiting');
+    expect(commits()).toBeGreaterThan(0);
+    expect(tasks.unclosed()).toEqual(['in-0 (stopping)']);
+    expect(lines.filter((l) => String(l['msg']).startsWith('tasks did not commit'))).toEqual([]);
+  });
+});
