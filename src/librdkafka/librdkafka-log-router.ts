@@ -90,6 +90,11 @@ export class LibrdkafkaLogRouter {
     this.emit('warn', fields, error.message);
   }
 
+  /** What weir does about a client's error (e.g. replacing a client that failed fatally): a `warn` under `component: 'librdkafka'`. */
+  warn(fields: Record<string, unknown>, message: string): void {
+    this.emit('warn', fields, message);
+  }
+
   /** A client's call succeeded: the cluster answers, so an open outage is over. */
   heard(): void {
     if (this.outages.open) this.recovered();

@@ -58,8 +58,8 @@ const broker = ownBroker('faults');
 const fx = useIntegrationFixture('weir-faults', { brokers: broker.start, hookTimeoutMs: 180_000 });
 fx.onTeardown(async () => {
   // A violation's evidence is in the broker's logs (transaction markers, producer epochs): a
-  // failing campaign keeps its broker's files, for `kafka-dump-log.sh --print-data-log`.
-  if (results.some((r) => r.violations.length > 0)) {
+  // failing or overrunning campaign keeps its broker's files, for `kafka-dump-log.sh --print-data-log`.
+  if (results.length < rounds * configs.length || results.some((r) => r.violations.length > 0)) {
     await stopBroker({ instance: broker.instance, timeoutMs: 30_000 });
     const kept = path.join(os.tmpdir(), 'weir-faults', `broker-${SEED}`);
     await cp(brokerFiles(broker.instance).runtimeDir, kept, { recursive: true });

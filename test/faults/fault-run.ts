@@ -6,7 +6,8 @@
  * the workers stopped, and sink, DLQ and retry tiers read to the end (read_committed) and checked.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -87,7 +88,11 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
     brokerDown: () => ctx.brokerDown(),
     note: (what) => void progress.note(what),
   });
-  const unwatch = ctx.watch(() => describeRunNow(configName(plan.config), id, progress, workers));
+  const runName = `${plan.seed}-${configName(plan.config).replaceAll('/', '-')}`;
+  // A run still under way when the round overran is described, and its workers' logs kept.
+  const unwatch = ctx.watch(
+    () => `${describeRunNow(configName(plan.config), id, progress, workers)}; worker logs: ${keepWorkerLogs(runName, workers.every)}`,
+  );
   let feeding = true;
   const feeder = (async () => {
     while (feeding) {
@@ -210,22 +215,22 @@ export async function runPlan(plan: RunPlan, ctx: RoundContext): Promise<RunResu
     ctx.profile,
   );
   if (result.violations.length === 0) return result;
-  const kept = await keepWorkerLogs(`${plan.seed}-${configName(plan.config).replaceAll('/', '-')}`, workers.every);
+  const kept = keepWorkerLogs(runName, workers.every);
   return { ...result, lines: [...result.lines, `[faults] seed ${plan.seed} ${configName(plan.config)} worker logs: ${kept}`] };
 }
 
 /**
  * Writes each worker's whole output (JSON log lines, then other output) to
- * `<tmpdir>/weir-faults/<run>/worker-<pid>.log`, for a failing run to be read in full.
+ * `<tmpdir>/weir-faults/<run>/worker-<pid>.log`, for a failing or overrunning run to be read in full.
  *
  * @returns the directory
  */
-async function keepWorkerLogs(run: string, all: readonly WorkerProcess[]): Promise<string> {
+function keepWorkerLogs(run: string, all: readonly WorkerProcess[]): string {
   const dir = path.join(os.tmpdir(), 'weir-faults', run);
-  await mkdir(dir, { recursive: true });
+  mkdirSync(dir, { recursive: true });
   for (const w of all) {
     const text = [...w.logs.map((l) => JSON.stringify(l)), ...w.otherOutput].join('\n');
-    await writeFile(path.join(dir, `worker-${w.child.pid}.log`), `${text}\n`);
+    writeFileSync(path.join(dir, `worker-${w.child.pid}.log`), `${text}\n`);
   }
   return dir;
 }
