@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { ClientMismatchError, GroupInstanceConflictError, IllegalStateError, MemberFencedError } from '../errors.js';
 import { CappedBackoff } from '../failure/capped-backoff.js';
 import type { AssignmentEvent, RevocationEvent } from '../kafka/group-consumer.js';
+import { isRetriableKafkaError } from '../kafka/retriable-kafka-error.js';
 import { taskId } from '../record/task-id.js';
 import { consumedTopics } from '../topology/compiled-topology.js';
 import type { AssignedTasks } from './assigned-tasks.js';
@@ -90,10 +91,9 @@ export class Worker {
       this.identity.groupInstanceId === undefined
         ? undefined
         : new InstanceConflictGuard(Date.now(), {
-            // The newcomer is fenced back within about a heartbeat and a rejoin of the
-            // incumbent; the incumbent — fenced first — must be older than that to rejoin
-            // rather than stop (a worker restarted that recently may still take it for the
-            // newcomer: then it stops, and the newcomer keeps the id).
+            // The newcomer is fenced back within about a heartbeat and a rejoin; the incumbent,
+            // fenced first, must be older than that to rejoin rather than stop (one restarted that
+            // recently may take itself for the newcomer: it stops, and the newcomer keeps the id).
             youngForMs: Math.min(2 * options.config.sessionTimeoutMs, 3 * options.config.heartbeatIntervalMs + 10_000),
             maxFences: 3,
             windowMs: 600_000,
@@ -205,8 +205,8 @@ export class Worker {
       return;
     }
     this.transition('restarting-consumer');
-    // A retriable cause (e.g. a coordinator still loading on a fresh broker) is routine.
-    const routine = typeof error === 'object' && error !== null && (error as { retriable?: unknown }).retriable === true;
+    // A retriable cause (a coordinator still loading, a broker outage that outlasted kafkajs' retries) is routine.
+    const routine = isRetriableKafkaError(error);
     this.logger[routine || fenced || error instanceof MemberFencedError ? 'warn' : 'error'](
       { err: error },
       error instanceof MemberFencedError
