@@ -35,12 +35,6 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
   private readonly fatal = new FatalErrorWatch();
   /** Group ids whose metadata consumer this producer holds. */
   private readonly metadataGroups = new Set<string>();
-  /**
-   * The calls under way (a commit, an abort, a flush): the producer is destroyed only once they
-   * returned, since the binding's disconnect frees the native handle that a blocking call in
-   * another thread still uses (a worker's shutdown may go on without a task still committing).
-   */
-  private readonly calls = new Set<Promise<unknown>>();
 
   constructor(
     private readonly clients: NativeClients,
@@ -196,7 +190,6 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
     this.deliveries.reset();
     this.removeProbe?.();
     this.removeProbe = undefined;
-    await Promise.allSettled(this.calls);
     if (producer !== undefined) await call((cb) => producer.disconnect(cb)).catch(() => undefined);
   }
 
@@ -208,16 +201,12 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
   }
 
   private async guard<T>(action: () => Promise<T>): Promise<T> {
-    const running = action();
-    this.calls.add(running);
     try {
-      return await running;
+      return await action();
     } catch (failure) {
       const error = await this.fatal.explain(failure);
       if (isFencedError(error)) throw new ProducerFencedError(this.transactionalId, { cause: error });
       throw error;
-    } finally {
-      this.calls.delete(running);
     }
   }
 }
