@@ -1,12 +1,11 @@
 import type { Logger } from 'pino';
 import type { AssignmentEvent, RevocationEvent } from '../kafka/group-consumer.js';
-import type { InputRecord, TopicPartition } from '../record/record-types.js';
+import type { InputRecord, TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
 import { taskId } from '../record/task-id.js';
 import type { OffsetCommitter } from '../runtime/ports.js';
 import type { TaskFactory } from './task-factory.js';
 import type { TaskRunner } from './task-runner.js';
 import type { TaskHealth } from './worker-health.js';
-import { withinTimeout } from './within-timeout.js';
 
 /** A task start that failed is tried again after this long, ms. */
 const TASK_START_RETRY_MS = 1_000;
@@ -60,6 +59,12 @@ export class AssignedTasks {
   private held: boolean;
   /** Tasks {@link closeAll} is ending and that have not ended yet, each with its stop. */
   private readonly closing = new Map<TaskRunner, Promise<void>>();
+  /** The tasks' group offset commits waiting for an answer. */
+  private readonly waitingCommits = new Set<{ readonly offsets: readonly TopicPartitionOffset[]; readonly reject: (e: Error) => void }>();
+  /** Set once a shutdown's commit limit passed: commits fail at once with it. */
+  private commitsAbandoned: Error | undefined;
+  /** What the tasks commit through (see {@link closeAll}'s commit limit). */
+  private readonly committer: OffsetCommitter = { commit: (offsets) => this.commit(offsets) };
 
   constructor(private readonly options: AssignedTasksOptions) {
     this.held = options.held === true;
@@ -154,7 +159,7 @@ export class AssignedTasks {
       .filter((r) => r.task.durableOffset > r.task.committedOffset)
       .map((r) => ({ topic: r.task.topic, partition: r.task.partition, offset: r.task.durableOffset }));
     if (durable.length > 0 && this.options.atLeastOnce) {
-      this.options.committer
+      this.committer
         .commit(durable)
         .catch((error: unknown) => this.options.logger.debug({ err: error }, 'commit at rebalance failed'));
     }
@@ -207,7 +212,7 @@ export class AssignedTasks {
         isCurrent: (tp) => this.wanted(tp, generation),
         setPaused: (tp, paused) => (paused ? fetcher.pause(tp) : fetcher.resume(tp)),
         onClosed: (tp, state) => this.closed(tp, state),
-        committer: this.options.committer,
+        committer: this.committer,
       });
       for (const { tp, runner, startOffset } of created) {
         this.pending.delete(taskId(tp));
@@ -244,14 +249,17 @@ export class AssignedTasks {
   /**
    * Ends every task and forgets the assignment: `'stop'` lets each finish the record in hand,
    * flush and commit (shutdown); `'close'` drops what is not durable (the consumer crashed).
-   * Resolves once they, and the tasks an earlier call is still ending, have ended — or, given
-   * `limitMs`, once that long has passed: the tasks still committing then are left to end on
-   * their own, and a warning names them (a dirty close, as Kafka Streams closes a task whose
-   * commit fails on shutdown: under at_least_once their next owner processes again what they
-   * processed since their last commit; under exactly_once their transaction in flight commits
-   * or aborts whole).
+   * Resolves once they, and the tasks an earlier call is still ending, have ended.
+   *
+   * Given `commitLimitMs`, a group offset commit (at_least_once) still without an answer that
+   * long after the call fails, and so does every later one: its task closes without it, and a
+   * `warn` names the tasks (Kafka Streams' dirty close of a task whose commit fails on
+   * shutdown; their next owner processes again what they processed since their last commit).
+   * The coordinator answers a member's commits only after its pending JoinGroup, which a slow
+   * rebalance holds up to the rebalance timeout. A task stuck in its processor is still waited
+   * for.
    */
-  async closeAll(mode: 'stop' | 'close', limitMs?: number): Promise<void> {
+  async closeAll(mode: 'stop' | 'close', commitLimitMs?: number): Promise<void> {
     const runners = [...this.runners.values()];
     if (mode === 'stop')
       for (const runner of runners) this.options.fetcher.pause({ topic: runner.task.topic, partition: runner.task.partition });
@@ -264,17 +272,38 @@ export class AssignedTasks {
         runner,
         runner.stop(mode).finally(() => this.closing.delete(runner)),
       );
-    // Also the tasks an earlier call is still ending (a consumer restart's, when a shutdown comes).
-    const all = Promise.all(this.closing.values());
-    if (limitMs === undefined) {
-      await all;
-      return;
+    const limit = commitLimitMs === undefined ? undefined : setTimeout(() => this.abandonCommits(commitLimitMs), commitLimitMs);
+    try {
+      // Also the tasks an earlier call is still ending (a consumer restart's, when a shutdown comes).
+      await Promise.all(this.closing.values());
+    } finally {
+      clearTimeout(limit);
     }
-    if ((await withinTimeout(all, limitMs)) === 'done') return;
+  }
+
+  /** Commits through the member's consumer, failing at once after {@link abandonCommits}. */
+  private commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
+    if (this.commitsAbandoned !== undefined) return Promise.reject(this.commitsAbandoned);
+    return new Promise<void>((resolve, reject) => {
+      const waiting = { offsets, reject };
+      this.waitingCommits.add(waiting);
+      this.options.committer
+        .commit(offsets)
+        .then(resolve, reject)
+        .finally(() => this.waitingCommits.delete(waiting));
+    });
+  }
+
+  /** The shutdown's commit limit passed: the commits still waiting for an answer fail, and every later one. */
+  private abandonCommits(limitMs: number): void {
+    this.commitsAbandoned = new Error(`the offset commit got no answer within the shutdown's ${limitMs} ms`);
+    if (this.waitingCommits.size === 0) return;
+    const tasks = [...new Set([...this.waitingCommits].flatMap((w) => w.offsets.map(taskId)))];
     this.options.logger.warn(
-      { tasks: this.unclosed(), limitMs },
-      'tasks did not commit and close in time: the shutdown goes on without them (dirty close; what they processed since their last commit is processed again by the next owner)',
+      { tasks, limitMs },
+      'offset commits got no answer in time: their tasks close without them (dirty close; what they processed since their last commit is processed again by the next owner)',
     );
+    for (const waiting of this.waitingCommits) waiting.reject(this.commitsAbandoned);
   }
 
   /** The tasks {@link closeAll} still waits for, as `<task id> (<state>)`: what a slow shutdown waits on. */

@@ -19,8 +19,8 @@ import { assertWorkerTransition, type WorkerState } from './worker-state.js';
 
 /** The shutdown step in which tasks finish the record in hand, flush and commit. */
 const CLOSING_TASKS = 'tasks to commit and close';
-/** The share of `--shutdown-timeout-ms` that step may take; the rest is for leaving the group and disconnecting. */
-const TASKS_CLOSE_SHARE = 2 / 3;
+/** The share of `--shutdown-timeout-ms` the tasks' group offset commits may take (then they close without them); the rest is for leaving the group and disconnecting. */
+const COMMIT_SHARE = 2 / 3;
 
 /**
  * A weir worker process: one member of the consumer group `application.id`. It creates one
@@ -254,8 +254,9 @@ export class Worker {
 
   /**
    * Graceful shutdown: stop fetching, let every task finish the record in hand, flush and commit
-   * (for up to two thirds of `shutdownTimeoutMs`, then without them: {@link AssignedTasks.closeAll}),
-   * leave the group and disconnect. `StreamProcess` bounds the whole by `shutdownTimeoutMs`.
+   * (a group offset commit unanswered after two thirds of `shutdownTimeoutMs` fails: its task
+   * closes dirty, see {@link AssignedTasks.closeAll}), leave the group and disconnect.
+   * `StreamProcess` bounds the whole by `shutdownTimeoutMs`.
    */
   async stop(): Promise<void> {
     await this.shutdown('stop');
@@ -276,7 +277,7 @@ export class Worker {
         void this.membership?.stop().catch(() => undefined);
       }
       progress.step(CLOSING_TASKS);
-      this.tasksClosed = this.tasks?.closeAll(mode, this.options.config.shutdownTimeoutMs * TASKS_CLOSE_SHARE) ?? Promise.resolve();
+      this.tasksClosed = this.tasks?.closeAll(mode, this.options.config.shutdownTimeoutMs * COMMIT_SHARE) ?? Promise.resolve();
       await this.tasksClosed;
       await this.parts.close({ step: (what) => progress.step(what), leave: !restarting });
     } finally {
