@@ -159,9 +159,7 @@ export class AssignedTasks {
       .filter((r) => r.task.durableOffset > r.task.committedOffset)
       .map((r) => ({ topic: r.task.topic, partition: r.task.partition, offset: r.task.durableOffset }));
     if (durable.length > 0 && this.options.atLeastOnce) {
-      this.committer
-        .commit(durable)
-        .catch((error: unknown) => this.options.logger.debug({ err: error }, 'commit at rebalance failed'));
+      this.committer.commit(durable).catch((error: unknown) => this.options.logger.debug({ err: error }, 'commit at rebalance failed'));
     }
     for (const runner of this.runners.values()) runner.suspend();
   }
