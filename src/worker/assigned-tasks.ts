@@ -1,8 +1,9 @@
 import type { Logger } from 'pino';
 import type { AssignmentEvent, RevocationEvent } from '../kafka/group-consumer.js';
-import type { InputRecord, TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
+import type { InputRecord, TopicPartition } from '../record/record-types.js';
 import { taskId } from '../record/task-id.js';
 import type { OffsetCommitter } from '../runtime/ports.js';
+import { AbandonableCommits } from './abandonable-commits.js';
 import type { TaskFactory } from './task-factory.js';
 import type { TaskRunner } from './task-runner.js';
 import type { TaskHealth } from './worker-health.js';
@@ -59,15 +60,12 @@ export class AssignedTasks {
   private held: boolean;
   /** Tasks {@link closeAll} is ending and that have not ended yet, each with its stop. */
   private readonly closing = new Map<TaskRunner, Promise<void>>();
-  /** The tasks' group offset commits waiting for an answer. */
-  private readonly waitingCommits = new Set<{ readonly offsets: readonly TopicPartitionOffset[]; readonly reject: (e: Error) => void }>();
-  /** Set once a shutdown's commit limit passed: commits fail at once with it. */
-  private commitsAbandoned: Error | undefined;
-  /** What the tasks commit through (see {@link closeAll}'s commit limit). */
-  private readonly committer: OffsetCommitter = { commit: (offsets) => this.commit(offsets) };
+  /** What the tasks commit through: a shutdown's commit limit gives up on it (see {@link closeAll}). */
+  private readonly committer: AbandonableCommits;
 
   constructor(private readonly options: AssignedTasksOptions) {
     this.held = options.held === true;
+    this.committer = new AbandonableCommits(options.committer);
   }
 
   /**
@@ -252,10 +250,8 @@ export class AssignedTasks {
    * Given `commitLimitMs`, a group offset commit (at_least_once) still without an answer that
    * long after the call fails, and so does every later one: its task closes without it, and a
    * `warn` names the tasks (Kafka Streams' dirty close of a task whose commit fails on
-   * shutdown; their next owner processes again what they processed since their last commit).
-   * The coordinator answers a member's commits only after its pending JoinGroup, which a slow
-   * rebalance holds up to the rebalance timeout. A task stuck in its processor is still waited
-   * for.
+   * shutdown; their next owner processes again what they processed since their last commit;
+   * see {@link AbandonableCommits}). A task stuck in its processor is still waited for.
    */
   async closeAll(mode: 'stop' | 'close', commitLimitMs?: number): Promise<void> {
     const runners = [...this.runners.values()];
@@ -279,29 +275,14 @@ export class AssignedTasks {
     }
   }
 
-  /** Commits through the member's consumer, failing at once after {@link abandonCommits}. */
-  private commit(offsets: readonly TopicPartitionOffset[]): Promise<void> {
-    if (this.commitsAbandoned !== undefined) return Promise.reject(this.commitsAbandoned);
-    return new Promise<void>((resolve, reject) => {
-      const waiting = { offsets, reject };
-      this.waitingCommits.add(waiting);
-      this.options.committer
-        .commit(offsets)
-        .then(resolve, reject)
-        .finally(() => this.waitingCommits.delete(waiting));
-    });
-  }
-
   /** The shutdown's commit limit passed: the commits still waiting for an answer fail, and every later one. */
   private abandonCommits(limitMs: number): void {
-    this.commitsAbandoned = new Error(`the offset commit got no answer within the shutdown's ${limitMs} ms`);
-    if (this.waitingCommits.size === 0) return;
-    const tasks = [...new Set([...this.waitingCommits].flatMap((w) => w.offsets.map(taskId)))];
+    const tasks = this.committer.abandon(new Error(`the offset commit got no answer within the shutdown's ${limitMs} ms`));
+    if (tasks.length === 0) return;
     this.options.logger.warn(
       { tasks, limitMs },
       'offset commits got no answer in time: their tasks close without them (dirty close; what they processed since their last commit is processed again by the next owner)',
     );
-    for (const waiting of this.waitingCommits) waiting.reject(this.commitsAbandoned);
   }
 
   /** The tasks {@link closeAll} still waits for, as `<task id> (<state>)`: what a slow shutdown waits on. */
