@@ -26,6 +26,11 @@ export interface WorkerProcess {
   readonly closed: Promise<number | string>;
   /** Waits for a log line matching `predicate`. @throws Error after `timeoutMs` or when the process exits first */
   waitForLog(predicate: (line: WorkerLogLine) => boolean, timeoutMs?: number): Promise<WorkerLogLine>;
+  /**
+   * Resolves with the exit code (or the signal name) of a process expected to exit by itself.
+   * @throws Error after `timeoutMs` (60 s by default) with the process's last output lines
+   */
+  exitWithin(timeoutMs?: number): Promise<number | string>;
   /** Sends `signal` and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
@@ -87,6 +92,12 @@ export function startWorker(topologyFile: string, options: StartWorkerOptions = 
     });
   });
 
+  const lastLines = (): string =>
+    `last lines:\n${logs
+      .slice(-10)
+      .map((l) => JSON.stringify(l))
+      .join('\n')}\n${otherOutput.slice(-10).join('\n')}`;
+
   const waitForLog = (predicate: (line: WorkerLogLine) => boolean, timeoutMs = 60_000): Promise<WorkerLogLine> =>
     new Promise((resolve, reject) => {
       let seen = 0;
@@ -105,14 +116,7 @@ export function startWorker(topologyFile: string, options: StartWorkerOptions = 
       };
       const timer = setTimeout(() => {
         done();
-        reject(
-          new Error(
-            `no matching worker log line within ${timeoutMs} ms; last lines:\n${logs
-              .slice(-10)
-              .map((l) => JSON.stringify(l))
-              .join('\n')}\n${otherOutput.slice(-10).join('\n')}`,
-          ),
-        );
+        reject(new Error(`no matching worker log line within ${timeoutMs} ms; ${lastLines()}`));
       }, timeoutMs);
       const done = (): void => {
         clearTimeout(timer);
@@ -122,11 +126,19 @@ export function startWorker(topologyFile: string, options: StartWorkerOptions = 
       check();
     });
 
+  const exitWithin = (timeoutMs = 60_000): Promise<number | string> => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`worker still running after ${timeoutMs} ms; ${lastLines()}`)), timeoutMs);
+    });
+    return Promise.race([exited, late]).finally(() => clearTimeout(timer));
+  };
+
   const stop = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<number | string> => {
     if (exitValue === undefined) child.kill(signal);
     return exited;
   };
-  return { child, logs, otherOutput, exited, closed, waitForLog, stop };
+  return { child, logs, otherOutput, exited, closed, waitForLog, exitWithin, stop };
 }
 
 /** The outcome of a finished `weir` command. */

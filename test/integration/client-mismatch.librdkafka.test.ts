@@ -25,14 +25,6 @@ const EXIT_WITHIN_MS = SESSION_TIMEOUT_MS + 20_000;
 const readyz = async (port: number): Promise<number> => (await fetch(`http://127.0.0.1:${port}/readyz`)).status;
 const assignments = (worker: WorkerProcess): number => worker.logs.filter((l) => l.msg === 'partitions assigned').length;
 
-/** Resolves with the exit code, or with 'still running' after `ms`. */
-const exitWithin = (worker: WorkerProcess, ms: number): Promise<number | string> => {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([worker.exited, new Promise<string>((resolve) => (timer = setTimeout(() => resolve('still running'), ms)))]).finally(
-    () => clearTimeout(timer),
-  );
-};
-
 describe('a worker on another --client than its group', () => {
   it.each([
     ['kafkajs', 'librdkafka'],
@@ -54,7 +46,7 @@ describe('a worker on another --client than its group', () => {
 
       const startedAt = Date.now();
       const second = s.start(flags(newcomer));
-      const code = await exitWithin(second, EXIT_WITHIN_MS);
+      const code = await second.exitWithin(EXIT_WITHIN_MS);
       const tookMs = Date.now() - startedAt;
       console.log(`[client-mismatch] a ${newcomer} worker in a ${running} group exited ${String(code)} after ${tookMs} ms`);
 

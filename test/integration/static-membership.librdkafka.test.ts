@@ -60,20 +60,28 @@ describe('static membership (librdkafka)', () => {
 
   it('refuses a second worker with a running worker’s group.instance.id (exit 2); the first keeps running', async () => {
     const s = await scenarios.create('static-dup', { partitions: PARTITIONS, env: { WEIR_TEST_RECORD_DELAY_MS: '1' } });
-    // A session timeout of 6 s: a worker fenced within 12 s of its first join counts as the newcomer.
-    const flags = ['--client', 'librdkafka', '--session-timeout-ms', '6000', '--group-instance-id', 'worker-x'];
+    // A session timeout of 9 s (heartbeats every 3 s): a worker fenced within 18 s of its first
+    // join counts as the newcomer (InstanceConflictGuard's youngForMs: the smaller of two session
+    // timeouts and three heartbeats + 10 s). The newcomer is fenced back after about two
+    // heartbeats and the first's rejoin; the margin is for a machine loaded by the other test files.
+    const flags = ['--client', 'librdkafka', '--session-timeout-ms', '9000', '--group-instance-id', 'worker-x'];
     const first = s.start(flags);
     await first.waitForLog((l) => l.msg === 'partitions assigned' && (l['partitions'] as string[]).length === PARTITIONS, 60_000);
     const joinedAt = Date.now();
     // The first has been in the group longer than that when the second starts.
     await waitFor(
-      () => Date.now() - joinedAt > 13_000,
-      20_000,
+      () => Date.now() - joinedAt > 20_000,
+      30_000,
       () => 'clock',
     );
     const input = steadyInput(fx.kafka, s.topics.source, { perSecond: 300 });
     const second = s.start(flags);
-    expect(await second.exited).toBe(2);
+    // Bounded, so that a newcomer that stays names its last lines (and the first's fences) in the failure.
+    const code = await second.exitWithin(60_000).catch((error: Error) => {
+      const fences = first.logs.filter((l) => /group\.instance\.id|fenc|rejoin/i.test(l.msg)).map((l) => JSON.stringify(l));
+      throw new Error(`${error.message}\nthe first worker's fences and rejoins:\n${[...fences, ...first.otherOutput].join('\n')}`);
+    });
+    expect(code).toBe(2);
     expect(second.otherOutput.join('\n')).toMatch(
       /another worker of the group runs with group\.instance\.id 'worker-x'.*\[WEIR_GROUP_INSTANCE_CONFLICT\]/,
     );
@@ -83,5 +91,6 @@ describe('static membership (librdkafka)', () => {
     await input.stop();
     expect(first.child.exitCode).toBeNull();
     expect(await first.stop('SIGTERM')).toBe(0);
-  });
+    // Every wait above is bounded on its own, and names what it waited for.
+  }, 240_000);
 });
