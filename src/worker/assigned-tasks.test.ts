@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { sink } from '../dsl/sink.js';
-import { topology } from '../dsl/topology-builder.js';
 import { captureLog } from '../observability/log-capture.test-support.js';
 import type { TopicPartition } from '../record/record-types.js';
-import { PartitionTask } from '../runtime/partition-task.js';
 import type { OffsetCommitter } from '../runtime/ports.js';
-import { InMemoryKafka } from '../testing/in-memory-kafka.js';
-import { compile } from '../topology/compile.js';
 import { AssignedTasks } from './assigned-tasks.js';
+import { oneTask } from './one-task.test-support.js';
 import type { TaskFactory, TaskHooks } from './task-factory.js';
-import { TaskRunner } from './task-runner.js';
+import type { TaskRunner } from './task-runner.js';
 
 /**
  * The tasks of a member assigned `in`-0 (processor `p` → `out`, at_least_once, on in-memory
@@ -17,15 +13,9 @@ import { TaskRunner } from './task-runner.js';
  * after one record processed — or, `hangInProcessor`, with the processor never returning on it.
  */
 async function membersTaskWithHangingCommits(options: { hangInProcessor?: boolean } = {}) {
-  const clock = { now: () => Date.now() };
-  const kafka = new InMemoryKafka(clock);
-  for (const t of ['in', 'out', 'app.p.dlq']) kafka.createTopic(t);
-  const compiled = compile(
-    topology('app')
-      .source('in', 'json')
-      .process('p', (r) => (options.hangInProcessor === true ? new Promise(() => undefined) : r.value))
-      .branch({ success: sink('out') }),
-  );
+  const { kafka, newTask, newRunner, produceOne } = oneTask({
+    fn: (r) => (options.hangInProcessor === true ? new Promise(() => undefined) : r.value),
+  });
   let commits = 0;
   const committer: OffsetCommitter = {
     commit: () => {
@@ -36,17 +26,7 @@ async function membersTaskWithHangingCommits(options: { hangInProcessor?: boolea
   let runner: TaskRunner | undefined;
   const factory = {
     create: (partitions: readonly TopicPartition[], hooks: TaskHooks) => {
-      const task = new PartitionTask({
-        topology: compiled,
-        topic: 'in',
-        partition: 0,
-        startOffset: 0,
-        clock,
-        output: { guarantee: 'at_least_once', producer: kafka.producer(), committer: hooks.committer },
-      });
-      runner = new TaskRunner(task, {
-        maxBufferedRecords: 100,
-        pauseAfterMs: 1_000,
+      runner = newRunner(newTask(hooks.committer), {
         setPaused: (paused) => hooks.setPaused(partitions[0]!, paused),
         logger: captureLog('silent').logger,
         onClosed: (state) => hooks.onClosed(partitions[0]!, state),
@@ -65,8 +45,7 @@ async function membersTaskWithHangingCommits(options: { hangInProcessor?: boolea
   });
   await expect.poll(() => runner, { timeout: 10_000 }).toBeDefined();
   // One record processed and produced: the shutdown's commit has an offset to commit.
-  await kafka.producer().send([{ topic: 'in', key: null, value: Buffer.from('{"a":1}'), headers: {} }]);
-  tasks.batch({ topic: 'in', partition: 0 }, kafka.read('in', 0, 0).records, 1);
+  tasks.batch({ topic: 'in', partition: 0 }, await produceOne(), 1);
   if (options.hangInProcessor === true)
     await expect.poll(() => runner!.task.currentState === 'running' && runner!.task.buffered === 1, { timeout: 10_000 }).toBe(true);
   else await expect.poll(() => kafka.read('out', 0, 0).records.length, { timeout: 10_000 }).toBe(1);

@@ -35,4 +35,21 @@ describe('InstanceConflictGuard', () => {
     expect(guard.fenced(T0 + 700_000)).toBe('rejoin');
     expect(guard.fenced(T0 + 710_000)).toBe('rejoin');
   });
+
+  it('sizes the newcomer window to the group timings: two session timeouts, at most three heartbeats + 10 s', () => {
+    // 6 s sessions, 2 s heartbeats: 12 s.
+    const short = InstanceConflictGuard.forGroupTimings(T0, { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 2_000 });
+    short.joined(T0);
+    expect(short.fenced(T0 + 11_999)).toBe('conflict');
+    expect(InstanceConflictGuard.forGroupTimings(T0, { sessionTimeoutMs: 6_000, heartbeatIntervalMs: 2_000 }).fenced(T0 + 12_000)).toBe(
+      'rejoin',
+    );
+    // 45 s sessions, 3 s heartbeats: 19 s, not 90 s.
+    expect(InstanceConflictGuard.forGroupTimings(T0, { sessionTimeoutMs: 45_000, heartbeatIntervalMs: 3_000 }).fenced(T0 + 18_999)).toBe(
+      'conflict',
+    );
+    expect(InstanceConflictGuard.forGroupTimings(T0, { sessionTimeoutMs: 45_000, heartbeatIntervalMs: 3_000 }).fenced(T0 + 19_000)).toBe(
+      'rejoin',
+    );
+  });
 });

@@ -32,6 +32,25 @@ export class InstanceConflictGuard {
   /** When the worker first joined its group (epoch ms): its age in the group counts from there. */
   private joinedAtMs: number | undefined;
 
+  /**
+   * The guard of a worker started at `startedAtMs` (epoch ms), sized to its group timings (ms).
+   * The newcomer is fenced back within about a heartbeat and a rejoin; the incumbent, fenced
+   * first, must be older than that to rejoin rather than stop (one restarted that recently may
+   * take itself for the newcomer: it stops, and the newcomer keeps the id). So `youngForMs` is
+   * the smaller of two session timeouts and three heartbeats + 10 s; three fences in 10 minutes
+   * are a conflict.
+   */
+  static forGroupTimings(
+    startedAtMs: number,
+    timings: { readonly sessionTimeoutMs: number; readonly heartbeatIntervalMs: number },
+  ): InstanceConflictGuard {
+    return new InstanceConflictGuard(startedAtMs, {
+      youngForMs: Math.min(2 * timings.sessionTimeoutMs, 3 * timings.heartbeatIntervalMs + 10_000),
+      maxFences: 3,
+      windowMs: 600_000,
+    });
+  }
+
   constructor(
     private readonly startedAtMs: number,
     private readonly options: InstanceConflictGuardOptions,

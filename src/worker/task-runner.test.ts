@@ -2,47 +2,18 @@ import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
 import { MemoryDedupStore } from '../dedup/memory-dedup-store.js';
 import type { ProcessOptions } from '../dsl/process-options.js';
-import { sink } from '../dsl/sink.js';
-import { topology } from '../dsl/topology-builder.js';
-import { PartitionTask } from '../runtime/partition-task.js';
 import type { DedupStore } from '../runtime/ports.js';
-import { InMemoryKafka } from '../testing/in-memory-kafka.js';
-import { compile } from '../topology/compile.js';
-import { TaskRunner } from './task-runner.js';
+import { oneTask } from './one-task.test-support.js';
 
 /** A runner of the task of `in`-0 (processor `p` → `out`, at_least_once) on in-memory Kafka, with one record to give it. */
 function setup(options: ProcessOptions = {}, dedupStore?: DedupStore) {
-  const clock = { now: () => Date.now() };
-  const kafka = new InMemoryKafka(clock);
-  for (const t of ['in', 'out', 'app.p.dlq']) kafka.createTopic(t);
-  const compiled = compile(
-    topology('app')
-      .source('in', 'json')
-      .process('p', (r) => r.value, options)
-      .branch({ success: sink('out') }),
-  );
-  const output = { guarantee: 'at_least_once' as const, producer: kafka.producer(), committer: kafka.committer('app') };
-  const task = new PartitionTask({
-    topology: compiled,
-    topic: 'in',
-    partition: 0,
-    startOffset: 0,
-    clock,
-    output,
-    ...(dedupStore ? { dedupStore } : {}),
-  });
+  const { kafka, newTask, newRunner, produceOne } = oneTask({ options, ...(dedupStore ? { dedupStore } : {}) });
+  const task = newTask();
   let closed: string | undefined;
-  const runner = new TaskRunner(task, {
-    maxBufferedRecords: 100,
-    pauseAfterMs: 1_000,
-    setPaused: () => undefined,
-    logger: pino({ level: 'silent' }),
-    onClosed: (state) => (closed = state),
-  });
+  const runner = newRunner(task, { logger: pino({ level: 'silent' }), onClosed: (state) => (closed = state) });
   /** Produces one record to `in` and hands it to the task. */
   const giveRecord = async (): Promise<void> => {
-    await kafka.producer().send([{ topic: 'in', key: null, value: Buffer.from('{"a":1}'), headers: {} }]);
-    task.enqueue(kafka.read('in', 0, 0).records);
+    task.enqueue(await produceOne());
     runner.notifyRecords();
   };
   return { kafka, task, runner, giveRecord, closed: () => closed };

@@ -88,16 +88,7 @@ export class Worker {
       active: () => this.state !== 'stopping' && this.state !== 'stopped',
     });
     this.conflictGuard =
-      this.identity.groupInstanceId === undefined
-        ? undefined
-        : new InstanceConflictGuard(Date.now(), {
-            // The newcomer is fenced back within about a heartbeat and a rejoin; the incumbent,
-            // fenced first, must be older than that to rejoin rather than stop (one restarted that
-            // recently may take itself for the newcomer: it stops, and the newcomer keeps the id).
-            youngForMs: Math.min(2 * options.config.sessionTimeoutMs, 3 * options.config.heartbeatIntervalMs + 10_000),
-            maxFences: 3,
-            windowMs: 600_000,
-          });
+      this.identity.groupInstanceId === undefined ? undefined : InstanceConflictGuard.forGroupTimings(Date.now(), options.config);
   }
 
   /** Ends the hold of {@link WorkerOptions.holdTasks}: the tasks of the current and later assignments start. */
