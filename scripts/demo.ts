@@ -1,13 +1,18 @@
 /**
- * `npm run demo`: runs topologies/orders.ts on real input, end to end.
+ * `npm run demo [orders|fulfilment]`: runs an example topology on real input, end to end.
+ *
+ * - `orders` (default): topologies/orders.ts, one processor, at_least_once, blocking retries.
+ * - `fulfilment` (`npm run demo:fulfilment`): topologies/fulfilment.ts, a chain of two
+ *   processors (retry topics at the second) with a fan-out to two sinks, exactly_once.
  *
  * 1. Starts the local Kafka broker (and Redis, if it does not answer).
  * 2. Creates the `orders` topic (6 partitions) and produces N orders (default 10 000, fixed
  *    seed, about 2 % malformed), keyed with this run's id.
- * 3. Runs `weir run topologies/orders.ts` until every input has an outcome in
- *    `orders.enriched` or `orders.dlq`, then stops it with SIGTERM.
+ * 3. Runs `weir run <topology>` until every input has an outcome (in every success sink, or
+ *    in a DLQ), then stops it with SIGTERM.
  * 4. Prints a reconciliation: input, succeeded, dead-lettered by error class, retries,
- *    duplicates, lost, elapsed time and records/s. Exits 1 if anything is lost.
+ *    duplicates, lost, elapsed time and records/s. Exits 1 if anything is lost, if an order
+ *    reached only some of its sinks, or (exactly_once) if anything was written twice.
  *
  * Env: DEMO_ORDERS (count), DEMO_SEED, ORDERS_FAILURE_RATE (the flaky dependency's, default
  * 0.1), DEMO_TIMEOUT_MS (default 300 000).
@@ -23,8 +28,37 @@ import { createTopics, endOffsets, produce, quietKafka, readTopics, type ReadRec
 import { startWorker } from './lib/worker-process.js';
 
 const SOURCE = 'orders';
-const SINK = 'orders.enriched';
-const DLQ = 'orders.dlq';
+
+/** An example topology and where its outcomes go. */
+interface DemoSpec {
+  readonly topologyFile: string;
+  /** An order that succeeds is written once to every one of these. */
+  readonly sinks: readonly string[];
+  /** An order that fails is written once to one of these. */
+  readonly dlqs: readonly string[];
+  readonly exactlyOnce: boolean;
+}
+
+const DEMOS: Readonly<Record<string, DemoSpec>> = {
+  orders: { topologyFile: 'topologies/orders.ts', sinks: ['orders.enriched'], dlqs: ['orders.dlq'], exactlyOnce: false },
+  fulfilment: {
+    topologyFile: 'topologies/fulfilment.ts',
+    sinks: ['orders.invoices', 'orders.shipments'],
+    dlqs: ['orders-fulfilment.validate.dlq', 'orders-fulfilment.price.dlq'],
+    exactlyOnce: true,
+  },
+};
+
+/** The demo named by the first argument (default `orders`); an unknown name exits 2. */
+function chosenDemo(): DemoSpec {
+  const name = process.argv[2] ?? 'orders';
+  const chosen = DEMOS[name];
+  if (chosen !== undefined) return chosen;
+  console.error(`demo: unknown demo '${name}': use one of ${Object.keys(DEMOS).join(', ')}`);
+  process.exit(2);
+}
+const spec = chosenDemo();
+const OUTCOME_TOPICS = [...spec.sinks, ...spec.dlqs];
 
 function intEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -57,7 +91,7 @@ async function main(): Promise<number> {
   const admin = kafka.admin();
   await admin.connect();
   await createTopics(admin, [{ topic: SOURCE, partitions: 6 }]);
-  const startOffsets = await endOffsets(admin, [SINK, DLQ]);
+  const startOffsets = await endOffsets(admin, OUTCOME_TOPICS);
   await admin.disconnect();
 
   const runId = `demo-${randomUUID().slice(0, 8)}`;
@@ -72,26 +106,38 @@ async function main(): Promise<number> {
 
   const metricsPort = await freePort();
   const began = Date.now();
-  const worker = startWorker('topologies/orders.ts', { args: ['--metrics-port', String(metricsPort)] });
+  const worker = startWorker(spec.topologyFile, { args: ['--metrics-port', String(metricsPort)] });
   stopWorker = () => worker.stop('SIGKILL');
-  log(`started 'weir run topologies/orders.ts' (pid ${worker.child.pid})`);
+  log(`started 'weir run ${spec.topologyFile}' (pid ${worker.child.pid})`);
   await worker.waitForLog((line) => line.msg === 'worker started', 60_000);
 
-  const outcomeKeys = new Set<string>();
+  // The outputs of each order of this run: how many copies in each outcome topic.
+  const copies = new Map<string, Map<string, number>>();
+  const hasOutcome = (topics: ReadonlyMap<string, number>): boolean =>
+    spec.dlqs.some((t) => topics.has(t)) || spec.sinks.every((t) => topics.has(t));
+  let withOutcome = 0;
   let scanned = 0;
   const mine = (r: ReadRecord): boolean => r.key?.startsWith(`${runId}-`) === true;
   let lastReport = 0;
-  const { records, complete } = await readTopics(kafka, [SINK, DLQ], {
+  const { records, complete } = await readTopics(kafka, OUTCOME_TOPICS, {
     from: startOffsets,
     timeoutMs,
     until: (rs) => {
-      for (; scanned < rs.length; scanned++) if (mine(rs[scanned]!)) outcomeKeys.add(rs[scanned]!.key!);
-      return outcomeKeys.size >= count;
+      for (; scanned < rs.length; scanned++) {
+        const r = rs[scanned]!;
+        if (!mine(r)) continue;
+        const topics = copies.get(r.key!) ?? new Map<string, number>();
+        const before = hasOutcome(topics);
+        topics.set(r.topic, (topics.get(r.topic) ?? 0) + 1);
+        copies.set(r.key!, topics);
+        if (!before && hasOutcome(topics)) withOutcome++;
+      }
+      return withOutcome >= count;
     },
     onProgress: () => {
       if (Date.now() - lastReport > 2_000) {
         lastReport = Date.now();
-        log(`${outcomeKeys.size}/${count} orders have an outcome`);
+        log(`${withOutcome}/${count} orders have an outcome`);
       }
     },
   });
@@ -102,31 +148,35 @@ async function main(): Promise<number> {
   const exitCode = await worker.stop('SIGTERM');
   log(`worker stopped with SIGTERM (exit code ${exitCode})`);
 
-  const ours = records.filter(mine);
-  const sink = ours.filter((r) => r.topic === SINK);
-  const dlq = ours.filter((r) => r.topic === DLQ);
-  const seen = new Map<string, number>();
-  for (const r of ours) seen.set(r.key!, (seen.get(r.key!) ?? 0) + 1);
-  const duplicates = [...seen.values()].reduce((n, times) => n + times - 1, 0);
-  const lost = orders.filter((o) => !seen.has(o.key)).length;
+  const tally = reconcile(
+    orders.map((o) => o.key),
+    copies,
+  );
+  const dlq = records.filter((r) => mine(r) && spec.dlqs.includes(r.topic));
   const byClass = new Map<string, number>();
   for (const r of dlq) byClass.set(r.headers['weir.error.class'] ?? '?', (byClass.get(r.headers['weir.error.class'] ?? '?') ?? 0) + 1);
   const retries = sumMetric(metrics, 'weir_records_total', { outcome: 'retry' });
 
-  const row = (label: string, value: string | number): string => `  ${label.padEnd(24)}${String(value).padStart(10)}`;
+  const row = (label: string, value: string | number): string => `  ${label.padEnd(30)}${String(value).padStart(10)}`;
   console.log('\nreconciliation');
   console.log(row('input', count));
-  console.log(row('succeeded', sink.length));
-  console.log(row('dead-lettered', dlq.length));
+  console.log(row('succeeded', tally.succeeded));
+  if (spec.sinks.length > 1) for (const t of spec.sinks) console.log(row(`  in ${t}`, countIn(copies, t)));
+  console.log(row('dead-lettered', tally.deadLettered));
   for (const [cls, n] of [...byClass].sort()) console.log(`${row(`  ${cls}`, n)}`);
+  if (spec.sinks.length > 1) console.log(row('in some sinks only', tally.partial));
   console.log(row('retries', metrics === '' ? 'unknown' : retries));
-  console.log(row('duplicates', duplicates));
-  console.log(row('lost', lost));
+  console.log(row('duplicates', tally.duplicates));
+  console.log(row('lost', tally.lost));
   console.log(row('elapsed', `${(elapsedMs / 1000).toFixed(1)} s`));
   console.log(row('throughput', `${Math.round((count / elapsedMs) * 1000)} records/s`));
 
-  if (!complete || lost > 0) {
-    console.error(`\ndemo: FAILED: ${lost} of ${count} orders have no outcome${complete ? '' : ` after ${timeoutMs} ms`}`);
+  const outcomeText = `${spec.sinks.join(' and ')} or ${spec.dlqs.length > 1 ? `in a DLQ (${spec.dlqs.join(', ')})` : spec.dlqs[0]}`;
+  if (!complete || tally.lost > 0 || tally.partial > 0) {
+    const missing = tally.lost + tally.partial;
+    console.error(
+      `\ndemo: FAILED: ${missing} of ${count} orders have no outcome in ${outcomeText}${complete ? '' : ` after ${timeoutMs} ms`}`,
+    );
     if (worker.otherOutput.length > 0) console.error(worker.otherOutput.slice(-20).join('\n'));
     return 1;
   }
@@ -134,11 +184,40 @@ async function main(): Promise<number> {
     console.error(`\ndemo: FAILED: the worker exited with ${exitCode} after SIGTERM`);
     return 1;
   }
+  if (spec.exactlyOnce && tally.duplicates > 0) {
+    console.error(`\ndemo: FAILED: ${tally.duplicates} outputs written twice under exactly_once`);
+    return 1;
+  }
   console.log(
-    `\ndemo: ok: every order has an outcome in ${SINK} or ${DLQ}${duplicates > 0 ? ` (${duplicates} duplicates, allowed under at_least_once)` : ', exactly once'}`,
+    `\ndemo: ok: every order has an outcome in ${outcomeText}${tally.duplicates > 0 ? ` (${tally.duplicates} duplicates, allowed under at_least_once)` : ', exactly once'}`,
   );
   return 0;
 }
+
+/** The orders' outcomes from their output copies per topic; see {@link DemoSpec}. */
+function reconcile(keys: readonly string[], copies: ReadonlyMap<string, ReadonlyMap<string, number>>) {
+  let succeeded = 0;
+  let deadLettered = 0;
+  let partial = 0;
+  let lost = 0;
+  let duplicates = 0;
+  for (const key of keys) {
+    const topics = copies.get(key) ?? new Map<string, number>();
+    const total = [...topics.values()].reduce((a, b) => a + b, 0);
+    if (spec.sinks.every((t) => topics.has(t))) succeeded++;
+    else if (spec.dlqs.some((t) => topics.has(t))) deadLettered++;
+    else if (total > 0) partial++;
+    else lost++;
+    // One copy in every sink, or one dead letter; anything more was written twice.
+    const expected = spec.sinks.every((t) => topics.has(t)) ? spec.sinks.length : Math.min(total, 1);
+    duplicates += total - expected;
+  }
+  return { succeeded, deadLettered, partial, lost, duplicates };
+}
+
+/** How many orders have an output in `topic`. */
+const countIn = (copies: ReadonlyMap<string, ReadonlyMap<string, number>>, topic: string): number =>
+  [...copies.values()].filter((topics) => topics.has(topic)).length;
 
 /** Kills the worker if the demo fails half-way, so no worker outlives it. */
 let stopWorker: () => Promise<unknown> = async () => undefined;

@@ -1,3 +1,4 @@
+import { NonRetriableError } from 'weir';
 import { z } from 'zod';
 
 /** An order as it arrives on the `orders` topic (JSON). */
@@ -17,11 +18,33 @@ export const Order = z.object({
 });
 export type Order = z.infer<typeof Order>;
 
+/**
+ * Reads an order from a record's JSON value.
+ *
+ * @throws NonRetriableError naming the first schema problem (`invalid order: items: …`): a
+ *   retry cannot fix it, so the record goes to the DLQ at once
+ */
+export function parseOrder(value: unknown): Order {
+  const parsed = Order.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new NonRetriableError(`invalid order: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+}
+
 /** What the enricher writes to `orders.enriched`. */
 export interface EnrichedOrder extends Order {
   readonly customerTier: 'gold' | 'silver' | 'bronze';
   readonly totalCents: number;
   readonly discountCents: number;
+}
+
+/** Discount by customer tier, as a share of the order's total. */
+const DISCOUNT = { gold: 0.1, silver: 0.05, bronze: 0 } as const;
+
+/** `order` priced for a customer of `customerTier`: its total and its discount, in cents. */
+export function priceOrder(order: Order, customerTier: EnrichedOrder['customerTier']): EnrichedOrder {
+  const totalCents = order.items.reduce((sum, item) => sum + item.quantity * item.unitPriceCents, 0);
+  return { ...order, customerTier, totalCents, discountCents: Math.round(totalCents * DISCOUNT[customerTier]) };
 }
 
 /** A customer lookup that fails transiently, like a real remote service. */

@@ -9,23 +9,14 @@
  * the rate in ORDERS_FAILURE_RATE (default 0.1); those failures are retried in place with
  * jittered exponential backoff.
  */
-import { NonRetriableError, sink, topology, type ProcessorFn } from 'weir';
-import { flakyCustomerService, Order, type CustomerService, type EnrichedOrder } from './orders-model.js';
-
-const DISCOUNT = { gold: 0.1, silver: 0.05, bronze: 0 } as const;
+import { sink, topology, type ProcessorFn } from 'weir';
+import { flakyCustomerService, parseOrder, priceOrder, type CustomerService, type EnrichedOrder } from './orders-model.js';
 
 /** The enrich processor, over any customer service (tests inject a deterministic one). */
 export function enrichOrder(customers: CustomerService): ProcessorFn<string | null, unknown, EnrichedOrder> {
   return async (record) => {
-    const parsed = Order.safeParse(record.value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new NonRetriableError(`invalid order: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    }
-    const order = parsed.data;
-    const customerTier = await customers.tierOf(order.customerId);
-    const totalCents = order.items.reduce((sum, item) => sum + item.quantity * item.unitPriceCents, 0);
-    return { ...order, customerTier, totalCents, discountCents: Math.round(totalCents * DISCOUNT[customerTier]) };
+    const order = parseOrder(record.value);
+    return priceOrder(order, await customers.tierOf(order.customerId));
   };
 }
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 const read = (path: string): string => readFileSync(fileURLToPath(new URL(`../../${path}`, import.meta.url)), 'utf8');
 
 /** The files whose code docs/testing.md may show; each runs in `npm test` (or is what it tests). */
-const SOURCES = ['topologies/orders.property.test.ts', 'topologies/orders.ts'];
+const SOURCES = ['topologies/orders.property.test.ts', 'topologies/orders.ts', 'topologies/order-inputs.ts'];
 
 describe('docs/testing.md', () => {
   const guide = read('docs/testing.md');
