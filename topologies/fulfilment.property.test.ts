@@ -40,7 +40,8 @@ function checkFulfilment(driver: TopologyTestDriver): void {
       ['validate', 'NonRetriableError', 1, 'orders-fulfilment.validate.dlq'], // at once
       ['validate', 'DeserializationError', 0, 'orders-fulfilment.validate.dlq'],
     ]).toContainEqual([dead.processor, dead.errorClass, dead.attempts, dead.topic]);
-    // A lookup that failed went through the tiers as validate's output, to resume at `price`.
+    // A lookup that failed went through the tiers to resume at `price`: its dead letter names that
+    // step (its value is price's input, validate's output) and holds an order of its key.
     if (dead.processor === 'price') expect([dead.headers['weir.step'], (dead.value as Order).customerId]).toEqual(['price', dead.key]);
   }
 }

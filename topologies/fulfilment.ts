@@ -18,6 +18,7 @@
  */
 import { sink, topology } from 'weir';
 import { flakyCustomerService, parseOrder, priceOrder, type CustomerService } from './orders-model.js';
+import { rateFromEnv } from './rate-from-env.js';
 
 /** The fulfilment topology over a customer service (tests inject a deterministic one). */
 export function fulfilmentTopology(customers: CustomerService) {
@@ -33,6 +34,6 @@ export function fulfilmentTopology(customers: CustomerService) {
   );
 }
 
-const failureRate = Number(process.env['ORDERS_FAILURE_RATE'] ?? '0.1');
+const failureRate = rateFromEnv('ORDERS_FAILURE_RATE', 0.1);
 
 export default fulfilmentTopology(flakyCustomerService(failureRate));

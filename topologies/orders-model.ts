@@ -31,7 +31,7 @@ export function parseOrder(value: unknown): Order {
   throw new NonRetriableError(`invalid order: ${issue.path.join('.') || '(root)'}: ${issue.message}`);
 }
 
-/** What the enricher writes to `orders.enriched`. */
+/** A priced order: what orders.ts writes to `orders.enriched`, and fulfilment.ts to `orders.invoices` and `orders.shipments`. */
 export interface EnrichedOrder extends Order {
   readonly customerTier: 'gold' | 'silver' | 'bronze';
   readonly totalCents: number;

@@ -11,7 +11,8 @@ import { orderInputs } from './order-inputs.js';
 import { ordersTopology } from './orders.js';
 import { flakyCustomerService, type EnrichedOrder } from './orders-model.js';
 
-// 1. Inputs: orders keyed by customer, some invalid and some not JSON (topologies/order-inputs.ts).
+// 1. Inputs: `orderInputs`, imported above from topologies/order-inputs.ts: orders keyed by
+//    customer, some invalid (schema violations) and some not JSON at all.
 
 // 2. The run: the topology over a customer service that fails at `failureRate`, from a seed.
 async function runOrders(

@@ -11,6 +11,7 @@
  */
 import { sink, topology, type ProcessorFn } from 'weir';
 import { flakyCustomerService, parseOrder, priceOrder, type CustomerService, type EnrichedOrder } from './orders-model.js';
+import { rateFromEnv } from './rate-from-env.js';
 
 /** The enrich processor, over any customer service (tests inject a deterministic one). */
 export function enrichOrder(customers: CustomerService): ProcessorFn<string | null, unknown, EnrichedOrder> {
@@ -33,6 +34,6 @@ export function ordersTopology(customers: CustomerService) {
     .branch({ success: sink('orders.enriched'), dlq: sink('orders.dlq') });
 }
 
-const failureRate = Number(process.env['ORDERS_FAILURE_RATE'] ?? '0.1');
+const failureRate = rateFromEnv('ORDERS_FAILURE_RATE', 0.1);
 
 export default ordersTopology(flakyCustomerService(failureRate));

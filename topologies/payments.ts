@@ -16,6 +16,7 @@
  */
 import { NonRetriableError, sink, topology, type ProcessorFn } from 'weir';
 import { Payment, simulatedGateway, type ChargedPayment, type PaymentGateway } from './payments-model.js';
+import { rateFromEnv } from './rate-from-env.js';
 
 /** The charge processor, over any gateway (tests inject a deterministic one). */
 export function chargePayment(gateway: PaymentGateway): ProcessorFn<string | null, unknown, ChargedPayment> {
@@ -32,7 +33,7 @@ export function chargePayment(gateway: PaymentGateway): ProcessorFn<string | nul
 
 const env = process.env;
 const currencies = (env['PAYMENTS_CURRENCIES'] ?? 'EUR,USD,GBP').split(',').map((c) => c.trim());
-const failureRate = Number(env['PAYMENTS_FAILURE_RATE'] ?? '0.2');
+const failureRate = rateFromEnv('PAYMENTS_FAILURE_RATE', 0.2);
 
 export default topology({ applicationId: 'payments-charger' })
   .source(env['PAYMENTS_TOPIC'] ?? 'payments', { key: 'string', value: 'json' })

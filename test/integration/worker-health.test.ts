@@ -132,7 +132,7 @@ describe(onClient('weir run: /healthz and /readyz'), () => {
     const began = stopping.findIndex((p) => p.body.state === 'stopping');
     expect(began).toBeGreaterThanOrEqual(0);
     expect(stopping.slice(began).every((p) => p.status === 503 && p.body.status === 'not ready')).toBe(true);
-    expect(await first.exited).toBe(0);
+    expect(await first.exitWithin(30_000)).toBe(0);
     expect(await third.stop('SIGTERM')).toBe(0);
   });
 
