@@ -119,7 +119,11 @@ async function main(): Promise<number> {
   if (leftBehind > 0) {
     log(`the worker first catches up with ${leftBehind} orders of earlier runs`);
     await waitFor(
-      async () => (await lagOf(admin, spec.applicationId)) === 0,
+      async () => {
+        if (worker.child.exitCode !== null)
+          throw new Error(`the worker exited (${worker.child.exitCode}) while it caught up:\n${worker.otherOutput.slice(-20).join('\n')}`);
+        return (await lagOf(admin, spec.applicationId)) === 0;
+      },
       timeoutMs,
       () => `the worker did not catch up with the orders of earlier runs within ${timeoutMs} ms`,
       500,

@@ -50,8 +50,12 @@ export interface RunWorkersOptions {
 function failedToReachBroker(worker: WorkerProcess): string | undefined {
   if (worker.logs.some((l) => l.msg === 'task started')) return undefined;
   const failed = worker.logs.find((l) => l.msg === 'worker failed to start');
-  const message = String((failed?.['err'] as { message?: unknown } | undefined)?.message ?? '');
-  return /timed out|unreachable|could not reach|ECONNREFUSED/i.test(message) ? message : undefined;
+  const err = failed?.['err'] as { message?: unknown; type?: unknown } | undefined;
+  const message = String(err?.message ?? '');
+  // weir's own error for it (BrokerUnreachableError: "cannot reach Kafka at …"), or a client's
+  // timeout or refused connection that reached the start unwrapped.
+  if (err?.type === 'BrokerUnreachableError') return message;
+  return /timed out|unreachable|cannot reach Kafka|could not reach|ECONNREFUSED/i.test(message) ? message : undefined;
 }
 
 /** A worker's last warnings and errors and its last non-JSON output, for a violation message. */
