@@ -36,6 +36,17 @@ export class AbandonableCommits implements OffsetCommitter {
    */
   abandon(error: Error): string[] {
     this.abandoned = error;
+    return this.failWaiting(error);
+  }
+
+  /**
+   * Fails the commits waiting for an answer with `error`; later ones go through. For the tasks
+   * of a consumer that stopped: they close without a commit, and one still in its client's
+   * retries (a broker that is down) would hold up their close, and a shutdown behind it.
+   *
+   * @returns the ids of the tasks whose commits were waiting
+   */
+  failWaiting(error: Error): string[] {
     const tasks = [...new Set([...this.waiting].flatMap((w) => w.offsets.map(taskId)))];
     for (const waiting of this.waiting) waiting.reject(error);
     return tasks;

@@ -89,4 +89,16 @@ describe('AssignedTasks.closeAll', () => {
     expect(tasks.unclosed()).toEqual(['in-0 (stopping)']);
     expect(lines.filter((l) => String(l['msg']).startsWith('offset commits got no answer'))).toEqual([]);
   });
+
+  it("'close' (its consumer stopped) fails a commit still waiting for an answer: the task closes at once, no limit needed", async () => {
+    const { tasks, commits } = await membersTaskWithHangingCommits();
+    // The interval commit is in flight and gets no answer (a broker that is down).
+    await expect.poll(commits, { timeout: 10_000 }).toBeGreaterThan(0);
+    const outcome = await Promise.race([
+      tasks.closeAll('close').then(() => 'closed'),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 5_000)),
+    ]);
+    expect(outcome).toBe('closed');
+    expect(tasks.unclosed()).toEqual([]);
+  });
 });

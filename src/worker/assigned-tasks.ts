@@ -266,6 +266,9 @@ export class AssignedTasks {
         runner,
         runner.stop(mode).finally(() => this.closing.delete(runner)),
       );
+    // Closed without a commit (the consumer stopped or was fenced): a commit still in its
+    // client's retries is moot, and must not hold up the close.
+    if (mode === 'close') this.committer.failWaiting(new Error('the task closes without a commit (its consumer stopped)'));
     const limit = commitLimitMs === undefined ? undefined : setTimeout(() => this.abandonCommits(commitLimitMs), commitLimitMs);
     try {
       // Also the tasks an earlier call is still ending (a consumer restart's, when a shutdown comes).
