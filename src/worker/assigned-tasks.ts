@@ -244,7 +244,8 @@ export class AssignedTasks {
 
   /**
    * Ends every task and forgets the assignment: `'stop'` lets each finish the record in hand,
-   * flush and commit (shutdown); `'close'` drops what is not durable (the consumer crashed).
+   * flush and commit (shutdown); `'close'` drops what is not durable (the consumer crashed),
+   * and fails the group offset commits still waiting for an answer, which it has no use for.
    * Resolves once they, and the tasks an earlier call is still ending, have ended.
    *
    * Given `commitLimitMs`, a group offset commit (at_least_once) still without an answer that
