@@ -80,9 +80,8 @@ function intEnv(name: string, fallback: number, min = 1): number {
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) {
-    console.error(
-      `demo: ${name} must be ${min === 1 ? 'a positive' : `an`} integer${min === 1 ? '' : ` of at least ${min}`} (got '${raw}')`,
-    );
+    const what = min === 1 ? 'a positive integer' : `an integer of at least ${min}`;
+    console.error(`demo: ${name} must be ${what} (got '${raw}')`);
     process.exit(2);
   }
   return n;
@@ -235,12 +234,13 @@ function reconcile(keys: readonly string[], copies: ReadonlyMap<string, Readonly
   for (const key of keys) {
     const topics = copies.get(key) ?? new Map<string, number>();
     const total = [...topics.values()].reduce((a, b) => a + b, 0);
-    if (spec.sinks.every((t) => topics.has(t))) succeeded++;
+    const inEverySink = spec.sinks.every((t) => topics.has(t));
+    if (inEverySink) succeeded++;
     else if (spec.dlqs.some((t) => topics.has(t))) deadLettered++;
     else if (total > 0) partial++;
     else lost++;
     // One copy in every sink, or one dead letter; anything more was written twice.
-    const expected = spec.sinks.every((t) => topics.has(t)) ? spec.sinks.length : Math.min(total, 1);
+    const expected = inEverySink ? spec.sinks.length : Math.min(total, 1);
     duplicates += total - expected;
   }
   return { succeeded, deadLettered, partial, lost, duplicates };
