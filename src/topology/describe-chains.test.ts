@@ -59,7 +59,9 @@ describe('describeTopology: processor chains', () => {
 
   it('text shows each step with its place in the chain and its own retry and DLQ edges', () => {
     const text = describeTopology(chained, 'text');
-    expect(text).toContain('Processor: parse (step 1 of 3, retry: blocking, maxAttempts: 1');
+    // One attempt: no retry mode, backoff or odds to show.
+    expect(text).toContain('Processor: parse (step 1 of 3, retry: none (maxAttempts: 1), maxReplays: 3)');
+    expect(text).not.toMatch(/P\(success within 1 attempt/);
     expect(text).toContain(
       'Processor: enrich (step 2 of 3, input: key string, value string, retry: topics, maxAttempts: 3, tiers: explicit, maxHops: 3',
     );

@@ -18,7 +18,9 @@ function nodeLine(node: NodeDescription, tierCount = 0): string {
         c === undefined
           ? ''
           : `step ${c.position} of ${c.length}${c.inputSerdes ? `, input: key ${c.inputSerdes.key}, value ${c.inputSerdes.value}` : ''}, `;
-      return `Processor: ${node.name} (${step}retry: ${r.mode}, maxAttempts: ${r.maxAttempts}, ${how}${guards}, maxReplays: ${r.maxReplays}${dedup})`;
+      // One attempt: no retry, so no mode, backoff or tiers to show.
+      const retry = r.maxAttempts === 1 ? 'retry: none (maxAttempts: 1)' : `retry: ${r.mode}, maxAttempts: ${r.maxAttempts}, ${how}${guards}`;
+      return `Processor: ${node.name} (${step}${retry}, maxReplays: ${r.maxReplays}${dedup})`;
     }
     case 'sink':
       return `Sink: ${node.name} (topic: ${node.topic}${node.predicate ? ', when: predicate' : ''}${node.multicast ? ', multicast: every output' : ''})`;
@@ -53,8 +55,11 @@ function processorDetails(node: NodeDescription): string[] {
       const readable = worst >= 60_000 ? ` (about ${ms(worst, { long: true })})` : '';
       lines.push(`worst case from first failure to the DLQ: ${worst}ms${readable}${note}`);
     }
-    const odds = a.successProbability.map((s) => `${percent(s.probability)} at p=${s.p}`).join(', ');
-    lines.push(`P(success within ${attempts} attempt${attempts === 1 ? '' : 's'}): ${odds}`);
+    // With one attempt the odds are p itself: nothing to show.
+    if (attempts > 1) {
+      const odds = a.successProbability.map((s) => `${percent(s.probability)} at p=${s.p}`).join(', ');
+      lines.push(`P(success within ${attempts} attempts): ${odds}`);
+    }
   }
   const cb = node.circuitBreaker;
   if (cb !== undefined)
