@@ -40,5 +40,5 @@ export {
   DedupStoreError,
   MetricsPortError,
 } from './errors/broker-unreachable-error.js';
-export { IllegalStateError, TestDriverError } from './errors/illegal-state-error.js';
+export { IllegalStateError, TestDriverError, ParkedStateError } from './errors/illegal-state-error.js';
 export { ShutdownTimeoutError } from './errors/shutdown-timeout-error.js';

@@ -22,3 +22,14 @@ export class TestDriverError extends WeirError {
     super('WEIR_TEST_DRIVER', message);
   }
 }
+
+/**
+ * A record of an `order: 'key'` step's changelog (`<application.id>.<processor>.parked`) cannot
+ * be read back: its task cannot rebuild which keys wait, so it stops rather than let a key's
+ * later records overtake a parked one. Names the changelog's topic, partition and offset.
+ */
+export class ParkedStateError extends WeirError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('WEIR_PARKED_STATE', message, options);
+  }
+}

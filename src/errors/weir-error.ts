@@ -27,7 +27,8 @@ export type WeirErrorCode =
   | 'WEIR_MEMBER_FENCED'
   | 'WEIR_GROUP_INSTANCE_CONFLICT'
   | 'WEIR_SHUTDOWN_TIMEOUT'
-  | 'WEIR_CLIENT_MISMATCH';
+  | 'WEIR_CLIENT_MISMATCH'
+  | 'WEIR_PARKED_STATE';
 
 /** Base class of every error weir throws. */
 export class WeirError extends Error {

@@ -19,7 +19,8 @@ function nodeLine(node: NodeDescription, tierCount = 0): string {
           ? ''
           : `step ${c.position} of ${c.length}${c.inputSerdes ? `, input: key ${c.inputSerdes.key}, value ${c.inputSerdes.value}` : ''}, `;
       // One attempt: no retry, so no mode, backoff or tiers to show.
-      const retry = r.maxAttempts === 1 ? 'retry: none (maxAttempts: 1)' : `retry: ${r.mode}, maxAttempts: ${r.maxAttempts}, ${how}${guards}`;
+      const retry =
+        r.maxAttempts === 1 ? 'retry: none (maxAttempts: 1)' : `retry: ${r.mode}, maxAttempts: ${r.maxAttempts}, ${how}${guards}`;
       return `Processor: ${node.name} (${step}${retry}, maxReplays: ${r.maxReplays}${dedup})`;
     }
     case 'sink':
