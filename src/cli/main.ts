@@ -38,14 +38,17 @@ async function exitWhenWritten(): Promise<never> {
 }
 
 /**
- * Runs the CLI; bad usage exits 2. A reader that closes stdout early (`weir status --format
+ * Runs the CLI; bad usage exits 2. A reader that closes stdout or stderr early (`weir status --format
  * json | head`) ends the command quietly, as `cat` would, rather than with an EPIPE stack.
  */
 export async function main(argv: readonly string[]): Promise<void> {
-  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
-    throw error;
-  });
+  // stderr too: `weir … 2>&1 | head` closes both, and a note written after the output must not
+  // turn a complete run into a crash.
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+      throw error;
+    });
   try {
     await buildProgram().parseAsync([...argv]);
   } catch (error) {

@@ -51,7 +51,7 @@ export function addRunCommand(program: Command): void {
     )
     .option(
       '--group-instance-id <id>',
-      'static membership (group.instance.id, librdkafka): one id (suffixed -1, -2, … per thread) or one per thread, comma-separated [env WEIR_GROUP_INSTANCE_ID]',
+      'static membership (group.instance.id, KIP-345): --client librdkafka only, which runs one stream thread [env WEIR_GROUP_INSTANCE_ID]',
     )
     .option('--shutdown-timeout-ms <ms>', 'longest graceful shutdown [env WEIR_SHUTDOWN_TIMEOUT_MS, default 10000]')
     .option(

@@ -16,7 +16,7 @@ const UNSETTLED_REASON =
 /** What Node and tsx say when a topology file is loaded as CommonJS. */
 const MODULE_FORMAT = /require\(\) ES Module|ERR_REQUIRE_ESM|Cannot use import statement outside a module|No "exports" main defined/;
 const MODULE_HINT =
-  '. Topology files are ES modules (weir is ESM-only): name the file .mts, or set "type": "module" in the package.json of its folder';
+  'it was loaded as CommonJS, but topology files are ES modules (weir is ESM-only): name the file .mts, or set "type": "module" in the package.json of its folder';
 
 /**
  * Loads a topology file (`.ts`, `.mts`, `.js`, `.mjs`; TypeScript through tsx) and compiles
@@ -63,8 +63,10 @@ export async function loadTopology(
     // Matched by code: the file's `weir` may be another copy of the module.
     if (isTopologyError(cause)) throw new TopologyError(cause.node, cause.problem, file, cause.others ?? []);
     const reason = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
-    const hint = MODULE_FORMAT.test(reason) ? MODULE_HINT : '';
-    throw new TopologyLoadError(file, `failed to load: ${hint ? reason.replace(/\.$/, '') : reason}${hint}`, { cause });
+    // Loaded as CommonJS: weir's hint first, Node's own words (whose advice, e.g. on a "cycle",
+    // does not apply) after it.
+    const message = MODULE_FORMAT.test(reason) ? `${MODULE_HINT} (Node: ${reason.replace(/\.$/, '')})` : reason;
+    throw new TopologyLoadError(file, `failed to load: ${message}`, { cause });
   } finally {
     process.off('exit', onExitWhileLoading);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClientMismatchError, ConfigError, GroupInstanceConflictError, MemberFencedError } from '../errors.js';
+import { ClientMismatchError, ConfigError, GroupInstanceConflictError, MemberFencedError, TopologyError } from '../errors.js';
 import { EXIT, exitCodeOf, reportError } from './report-error.js';
 
 describe('exitCodeOf', () => {
@@ -20,5 +20,12 @@ describe('reportError', () => {
       "weir: the consumer group 'orders' has members of another Kafka client: the broker refused the joins of this --client kafkajs member for 31 s " +
         "(INCONSISTENT_GROUP_PROTOCOL: their partition assignors differ); start every worker of application.id 'orders' with the same --client (or WEIR_KAFKA_CLIENT) [WEIR_CLIENT_MISMATCH]",
     ]);
+  });
+
+  it('puts the code of a message of several lines at the end of its first line, not of its last problem', () => {
+    const lines: string[] = [];
+    const error = new TopologyError('a', 'first', undefined, [{ node: 'b', problem: 'second' }]);
+    reportError(error, false, (line) => lines.push(line));
+    expect(lines).toEqual(["weir: 2 problems: [WEIR_TOPOLOGY_INVALID]\n  node 'a': first\n  node 'b': second"]);
   });
 });

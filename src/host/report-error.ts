@@ -34,7 +34,11 @@ export function reportError(
   write: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
 ): void {
   const message = error instanceof Error ? error.message : String(error);
-  write(`weir: ${message}${error instanceof WeirError ? ` [${error.code}]` : ''}`);
+  // The code goes at the end of the first line: a message that lists problems line by line
+  // would otherwise end with it, as if it belonged to the last problem.
+  const code = error instanceof WeirError ? ` [${error.code}]` : '';
+  const newline = message.indexOf('\n');
+  write(newline < 0 ? `weir: ${message}${code}` : `weir: ${message.slice(0, newline)}${code}${message.slice(newline)}`);
   if (verbose && error instanceof Error) {
     write(error.stack ?? '');
     if (error.cause instanceof Error) write(`caused by: ${error.cause.stack ?? error.cause.message}`);

@@ -34,6 +34,26 @@ describe('compile reports every problem of a topology in one run', () => {
     expect(lines.slice(2)).toEqual(error.problems.slice(1).map(({ node, problem }) => `  node '${node}': ${problem}`));
   });
 
+  it('a bad source topic or processor name does not hide the other problems of its sub-topology', () => {
+    const bad = topology({ applicationId: 'app' })
+      .source('bad topic!')
+      .process('my proc/1', fn, { dlq: 'x'.repeat(300) })
+      .branch({ success: sink('') });
+    // The names weir derives from the bad ones (the source node, the processor's default DLQ and
+    // retry tiers) are not reported again; the explicit DLQ and the sink are.
+    expect(problemOf(bad).problems.map((p) => [p.node, p.problem.slice(0, 24)])).toEqual([
+      ['bad topic!', "source: topic name 'bad "],
+      ['my proc/1', "processor name 'my proc/"],
+      ['my proc/1-dlq', "topic name 'xxxxxxxxxxxx"],
+      ['my proc/1-to-', 'topic name must be a non'],
+    ]);
+    const derived = topology({ applicationId: 'app' })
+      .source('in')
+      .process('my proc/1', fn, { retry: { mode: 'topics', tiers: ['1s'] } })
+      .branch({ success: sink('out') });
+    expect(nodesOf(derived)).toEqual(['my proc/1']);
+  });
+
   it('every bad option of one step, and both serdes of a source', () => {
     const options = {
       retry: { maxAttempts: 0, backoff: { jitter: 'lots' } },

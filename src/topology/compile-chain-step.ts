@@ -5,7 +5,7 @@ import type { ClassifyFn, ProcessOptions } from '../dsl/process-options.js';
 import { resolveSerde, type Serde } from '../dsl/serdes.js';
 import type { SinkSpec } from '../dsl/sink.js';
 import type { BranchSpec } from '../dsl/topology-builder.js';
-import { TopologyError } from '../errors.js';
+import { TopologyError, type TopologyProblem } from '../errors.js';
 import { resolveCircuitBreakerPolicy } from '../failure/circuit-breaker-policy.js';
 import { resolveRetryBudgetPolicy } from '../failure/retry-budget-policy.js';
 import { resolveRetryPolicy, type RetryPolicy } from '../failure/retry-policy.js';
@@ -101,10 +101,16 @@ function deadLetterSpec(name: string, options: ProcessOptions, ctx: StepContext)
  */
 export function compileChainStep(step: StepSource, ctx: StepContext): ChainStep {
   const nameProblem = nodeNameProblem('processor name', step.name);
-  if (nameProblem !== undefined) throw new TopologyError(typeof step.name === 'string' ? step.name : ctx.sourceTopic, nameProblem);
+  if (nameProblem !== undefined && typeof step.name !== 'string') throw new TopologyError(ctx.sourceTopic, nameProblem);
   const name = step.name as string;
-  // Every problem of the step is collected: one bad option does not hide another.
+  // Every problem of the step is collected: one bad option does not hide another. A bad name is
+  // one problem: the topics weir would name after it (its DLQ and retry tiers) are not reported again.
   const problems = new TopologyProblems();
+  const notAboutName = (p: TopologyProblem): boolean => nameProblem === undefined || !p.problem.includes(`.${name}.`);
+  if (nameProblem !== undefined)
+    problems.attempt(() => {
+      throw new TopologyError(name, nameProblem);
+    });
   problems.attempt(() => ctx.claim(name, `the name of processor '${name}'`));
   // A name taken already takes its derived node names (`<name>-dlq`, `<name>-retry-<n>`) too:
   // they are not claimed again, which would only repeat the problem.
@@ -140,7 +146,7 @@ export function compileChainStep(step: StepSource, ctx: StepContext): ChainStep 
     options.retryBudget === undefined ? null : policyOrThrow(name, resolveRetryBudgetPolicy(options.retryBudget)),
   );
   const dedup = problems.attempt(() => (ctx.index === 0 ? resolveDedup(name, options.dedup) : null));
-  const deadLetter = problems.attempt(() => deadLetterNode(name, options, { ...ctx, claim: claimDerived }));
+  const deadLetter = problems.attempt(() => deadLetterNode(name, options, { ...ctx, claim: claimDerived }), notAboutName);
   const tierTopics = (retry?.tierDelaysMs ?? []).map((_, index) => retryTierTopic(ctx.applicationId, name, index));
   tierTopics.forEach((topic, index) =>
     problems.attempt(() => {
@@ -149,7 +155,7 @@ export function compileChainStep(step: StepSource, ctx: StepContext): ChainStep 
       if (topicProblem !== undefined) throw new TopologyError(tierNode, `retry tier ${topicProblem}`);
       // Retry tiers are nodes too (`weir describe`: `<processor>-retry-<n>`).
       claimDerived(tierNode, `the node of retry tier ${index} of processor '${name}'`);
-    }),
+    }, notAboutName),
   );
   problems.throwIfAny();
   return makeChainStep({

@@ -47,16 +47,29 @@ function chainOf(def: SubtopologyDefinition, sourceName: string): StepSource[] {
  * @throws TopologyError naming the node and the problem
  */
 export function compileSubtopology(def: SubtopologyDefinition, id: number, applicationId: string, claim: ClaimNodeName): Subtopology {
+  // Every problem of the sub-topology is collected: its steps are checked even when its source's
+  // topic name, serdes or another step are wrong. Only a topic that is not a string stops here.
+  const problems = new TopologyProblems();
   const topicProblem = topicNameProblem(def.sourceTopic);
-  if (topicProblem !== undefined)
-    throw new TopologyError(typeof def.sourceTopic === 'string' ? def.sourceTopic : undefined, `source: ${topicProblem}`);
+  if (topicProblem !== undefined) {
+    const error = new TopologyError(typeof def.sourceTopic === 'string' ? def.sourceTopic : undefined, `source: ${topicProblem}`);
+    if (typeof def.sourceTopic !== 'string') throw error;
+    problems.attempt(() => {
+      throw error;
+    });
+  }
   const topic = def.sourceTopic as string;
   const sourceName = def.sourceName ?? `${topic}-source`;
-  const sourceNameProblem = nodeNameProblem('source name', sourceName);
-  if (sourceNameProblem !== undefined) throw new TopologyError(topic, sourceNameProblem);
-  // From here on every problem of the sub-topology is collected: its steps are checked even when
-  // its source's serdes or another step are wrong.
-  const problems = new TopologyProblems();
+  // A name derived from a bad topic name would only repeat its problem.
+  const derivedFromBadTopic = def.sourceName === undefined && topicProblem !== undefined;
+  const sourceNameProblem = derivedFromBadTopic ? undefined : nodeNameProblem('source name', sourceName);
+  if (sourceNameProblem !== undefined) {
+    const error = new TopologyError(topic, sourceNameProblem);
+    if (typeof sourceName !== 'string') throw error;
+    problems.attempt(() => {
+      throw error;
+    });
+  }
   problems.attempt(() => claim(sourceName as string, `the source node of topic '${String(def.sourceTopic)}'`));
   const { keySerde, valueSerde } = problems.attempt(() => sourceSerdes(def, topic, sourceName as string)) ?? {
     keySerde: resolveSerde('string')!,

@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../scripts/lib/repo-paths.js';
@@ -32,6 +32,17 @@ describe(onClient('weir CLI'), () => {
     const none = await weir(['describe', noDefault]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain(`${noDefault}: has no default export`);
+  });
+
+  it('says first that a .ts file was loaded as CommonJS, and how to make it an ES module', async () => {
+    const dir = path.join(tmp, 'commonjs');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'package.json'), '{ "type": "commonjs" }\n');
+    const file = topologyFilesIn(dir)('cjs.ts', VALID('cjs', 'cjs-in'));
+    const result = await weir(['validate', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}: failed to load: it was loaded as CommonJS, but topology files are ES modules`);
+    expect(result.stderr).toMatch(/name the file \.mts, or set "type": "module" in the package\.json of its folder \(Node: /);
   });
 
   it('exits 2 naming the file for a top-level await that never settles (Node alone exits 13 and says nothing)', async () => {
@@ -146,7 +157,7 @@ export default topology('app')
     );
     const result = await weir(['validate', file]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`${file}: 2 problems:\n  node 'parse': retry.maxAttempts`);
+    expect(result.stderr).toContain(`${file}: 2 problems: [WEIR_TOPOLOGY_INVALID]\n  node 'parse': retry.maxAttempts`);
     expect(result.stderr).toContain(
       "\n  node 'parse-to-orders': sink topic 'orders' is the source topic of its own processor 'parse' (a loop)",
     );

@@ -31,6 +31,19 @@ describe(onClient('weir dlq inspect'), () => {
     expect(Date.now() - began).toBeLessThan(20_000);
   });
 
+  it('says so, before the listing, when the topic holds records without weir headers (not a dead-letter topic)', async () => {
+    const plain = unique('orders');
+    await fx.createTopics([{ topic: plain, partitions: 1 }]);
+    await produce(fx.kafka, plain, [
+      { key: 'a', value: '1' },
+      { key: 'b', value: '2' },
+    ]);
+    const note = `weir: note: 2 of 2 record(s) have no weir headers; is '${plain}' a dead-letter topic?\n`;
+    const json = await runWeir(['dlq', 'inspect', plain, '--format', 'json']);
+    expect(json).toMatchObject({ code: 0, stderr: note });
+    expect(JSON.parse(json.stdout)).toMatchObject({ scanned: 2, withoutWeirHeaders: 2 });
+  });
+
   it('prints decoded weir headers and counts by error class and processor, with filters and a limit', async () => {
     const dlq = unique('inspect.dlq');
     await fx.createTopics([{ topic: dlq, partitions: 3 }]);
@@ -54,6 +67,7 @@ describe(onClient('weir dlq inspect'), () => {
     expect(report).toMatchObject({
       scanned: 5,
       matched: 5,
+      withoutWeirHeaders: 0,
       counts: {
         total: 5,
         byErrorClass: { GatewayTimeout: 3, TypeError: 1, UnsupportedCurrency: 1 },

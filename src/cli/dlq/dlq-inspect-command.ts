@@ -28,6 +28,8 @@ export interface InspectReport {
   readonly topic: string;
   /** Records read: the whole topic as it was when the command started. */
   readonly scanned: number;
+  /** Records with neither `weir.error.class` nor `weir.processor`: not weir dead letters (a topic that is not a DLQ has only these). */
+  readonly withoutWeirHeaders: number;
   /** Records that pass the filters. */
   readonly matched: number;
   /** The filters, times resolved to epoch ms. */
@@ -93,18 +95,20 @@ export async function runInspect(
     const report: InspectReport = {
       topic,
       scanned,
+      withoutWeirHeaders,
       matched: counts.total,
       filter,
       records: listed.map((view) => ({ ...view, copies: dups.copiesOf(view) })),
       counts,
       duplicates: { records: dups.duplicates, originals: dups.originalsWithDuplicates },
     };
-    out(flags.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, rangeSize(ranges)));
+    // The note comes before the listing, where a reader sees it first.
     if (withoutWeirHeaders > 0) {
       process.stderr.write(
         `weir: note: ${withoutWeirHeaders} of ${scanned} record(s) have no weir headers; is '${topic}' a dead-letter topic?\n`,
       );
     }
+    out(flags.format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, rangeSize(ranges)));
     return EXIT.ok;
   } catch (error) {
     reportError(error, flags.verbose === true);
