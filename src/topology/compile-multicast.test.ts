@@ -30,6 +30,16 @@ describe('compile: multicast success branch (success: { all })', () => {
     expect(error.message).toMatch(/success: \{ all \} lists topic 'a' twice/);
   });
 
+  it('a topic listed twice does not hide the problems of the other sinks, and its repeats add none', () => {
+    const error = problemOf(one({}, { success: { all: ['a', 'a', sink('in'), 'a', 'bad topic!'] } }));
+    expect(error.problems.map((p) => [p.node, p.problem.slice(0, 32)])).toEqual([
+      ['p', "success: { all } lists topic 'a'"],
+      ['p', "success: { all } lists topic 'a'"],
+      ['p-to-in', "sink topic 'in' is the source to"],
+      ['p-to-bad topic!', "topic name 'bad topic!' has char"],
+    ]);
+  });
+
   it('rejects an empty list, a sink that is also the DLQ, extra keys and a route with a predicate', () => {
     expect(problemOf(one({}, { success: { all: [] } })).message).toMatch(/node 'p': success.all must be a non-empty list/);
     expect(problemOf(one({}, { success: { all: ['a', 'dlq'] }, dlq: 'dlq' })).message).toMatch(

@@ -24,6 +24,15 @@ describe('createReplayProgress', () => {
     expect(written).toEqual(['replay d: 12/12 offsets (100%), scanned 8, replayed 8, refused 0, skipped 0, ETA 0s\n']);
   });
 
+  it('does not print the last line twice when the stop finds nothing new since the last update', () => {
+    const { stream, written } = fakeStream(false);
+    const progress = createReplayProgress({ label: 'replay d', total: 4, stream });
+    const done = { scanned: 4, replayed: 4, refused: 0, skipped: 0 };
+    progress.update(done, 4);
+    progress.stop(done, 4);
+    expect(written).toEqual(['replay d: 4/4 offsets (100%), scanned 4, replayed 4, refused 0, skipped 0, ETA 0s\n']);
+  });
+
   it('draws a cli-progress bar with the counts on a terminal', () => {
     const { stream, written } = fakeStream(true);
     Object.assign(stream, { cursorTo: () => true, clearLine: () => true, moveCursor: () => true, columns: 200 });

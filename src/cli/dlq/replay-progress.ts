@@ -73,13 +73,16 @@ export function createReplayProgress(options: ReplayProgressOptions): ReplayProg
   const started = Date.now();
   const interval = options.plainIntervalMs ?? 2_000;
   let lastLineAt = 0;
+  let lastLine = '';
   const line = (c: ReplayCounts, offsets: number): void => {
     const elapsed = (Date.now() - started) / 1000;
     const eta = offsets === 0 ? Number.NaN : (elapsed / offsets) * (options.total - offsets);
     const pct = options.total === 0 ? 100 : Math.floor((offsets / options.total) * 100);
-    stream.write(
-      `${options.label}: ${offsets}/${options.total} offsets (${pct}%), scanned ${c.scanned}, ${replayed} ${c.replayed}, refused ${c.refused}, skipped ${c.skipped}, ETA ${offsets >= options.total ? '0s' : formatEta(eta)}\n`,
-    );
+    const text = `${options.label}: ${offsets}/${options.total} offsets (${pct}%), scanned ${c.scanned}, ${replayed} ${c.replayed}, refused ${c.refused}, skipped ${c.skipped}, ETA ${offsets >= options.total ? '0s' : formatEta(eta)}\n`;
+    // The last line is not printed twice (a replay done by its first update, then its stop).
+    if (text === lastLine) return;
+    lastLine = text;
+    stream.write(text);
   };
   return {
     update: (c, offsets) => {
