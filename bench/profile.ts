@@ -28,7 +28,7 @@ import { repoRoot } from '../scripts/lib/repo-paths.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
 import { waitFor } from '../scripts/lib/wait-for.js';
 import { cpuSeconds } from './bench-tools.js';
-import { doneCondition, highWatermarkSum } from './sink-progress.js';
+import { committedOffsetSum, doneCondition, highWatermarkSum } from './sink-progress.js';
 
 const env = process.env;
 const records = Number(env['PROFILE_RECORDS'] ?? 200_000);
@@ -180,11 +180,46 @@ async function main(): Promise<void> {
       }
     });
   });
-  await started;
+  // The worker never outlives this script: not on a failed or timed-out run, nor when it is stopped.
+  const stopWorker = (): void => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  };
+  process.once('exit', stopWorker);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      stopWorker();
+      process.exit(1);
+    });
+  const exitedEarly = new Promise<never>((_, reject) =>
+    child.once('exit', (code, signal) => reject(new Error(`profile: the worker exited (${signal ?? code}) before the run was done`))),
+  );
+  exitedEarly.catch(() => undefined);
+  await Promise.race([started, exitedEarly]);
   const t0 = performance.now();
   const cpu0 = cpuSeconds(child.pid!);
   const done = doneCondition(admin, guarantee, { source, sink, group: name }, inputs);
-  await waitFor(done, 600_000, () => 'profile: the run did not finish', 50);
+  const progress = async (): Promise<string> =>
+    `profile: the run did not finish in 600 s (${await committedOffsetSum(admin, name, source).catch(() => '?')} of ${inputs} input offsets committed)`;
+  // Polled every 50 ms (the window's end is when the run is seen done); the progress a timeout
+  // names is read every 5 s.
+  let lastProgress = 'profile: the run did not finish';
+  let progressAt = performance.now();
+  await Promise.race([
+    waitFor(
+      async () => {
+        const finished = await done();
+        if (!finished && performance.now() - progressAt >= 5_000) {
+          progressAt = performance.now();
+          lastProgress = await progress();
+        }
+        return finished;
+      },
+      600_000,
+      () => lastProgress,
+      50,
+    ),
+    exitedEarly,
+  ]);
   const seconds = (performance.now() - t0) / 1_000;
   const cpu = cpuSeconds(child.pid!) - cpu0;
   const stoppedAt = performance.now();
