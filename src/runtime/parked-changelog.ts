@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ParkedStateError } from '../errors.js';
 import type { InputRecord, OutputRecord, RecordHeaders } from '../record/record-types.js';
+import { headerString } from '../record/weir-headers.js';
 import type { ParkedRecord } from './parked-records.js';
 
 /**
@@ -101,12 +102,11 @@ export function readParkedChangelog(records: Iterable<InputRecord>): ParkedRecor
 }
 
 function decode(entry: InputRecord, offset: number, where: string): ParkedRecord {
-  const raw = entry.headers[PARKED_HEADER];
-  const text = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  const text = headerString(entry.headers, PARKED_HEADER);
   if (text === undefined) throw new ParkedStateError(`${where}: it has no ${PARKED_HEADER} header`);
   let json: unknown;
   try {
-    json = JSON.parse(typeof text === 'string' ? text : text.toString('utf8'));
+    json = JSON.parse(text);
   } catch (cause) {
     throw new ParkedStateError(`${where}: its ${PARKED_HEADER} header is not JSON`, { cause });
   }

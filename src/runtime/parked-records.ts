@@ -111,7 +111,7 @@ export class ParkedRecords {
       if (record.dueAt === undefined)
         throw new IllegalStateError(`parked record at offset ${record.offset} follows a key that is not parked`);
       this.state = this.state.set(record.keyId, List([record]));
-      this.push({ dueAt: record.dueAt, keyId: record.keyId, offset: record.offset });
+      this.heap.push({ dueAt: record.dueAt, keyId: record.keyId, offset: record.offset });
     } else {
       if (record.dueAt !== undefined)
         throw new IllegalStateError(`parked record at offset ${record.offset} heads a key that is already parked`);
@@ -152,7 +152,7 @@ export class ParkedRecords {
     }
     this.state = this.state.set(keyId, rest);
     const head = rest.first()!;
-    this.push({ dueAt: head.dueAt ?? Number.NEGATIVE_INFINITY, keyId, offset: head.offset });
+    this.heap.push({ dueAt: head.dueAt ?? Number.NEGATIVE_INFINITY, keyId, offset: head.offset });
     return head;
   }
 
@@ -166,7 +166,7 @@ export class ParkedRecords {
     const list = this.headList(keyId, offset);
     const head: ParkedRecord = { ...list.first()!, history, dueAt };
     this.state = this.state.set(keyId, list.set(0, head));
-    this.push({ dueAt, keyId, offset });
+    this.heap.push({ dueAt, keyId, offset });
     return head;
   }
 
@@ -183,7 +183,7 @@ export class ParkedRecords {
     for (const [keyId, list] of state) {
       this.recordCount += list.size;
       const head = list.first()!;
-      this.push({ dueAt: head.dueAt ?? Number.NEGATIVE_INFINITY, keyId, offset: head.offset });
+      this.heap.push({ dueAt: head.dueAt ?? Number.NEGATIVE_INFINITY, keyId, offset: head.offset });
     }
   }
 
@@ -203,9 +203,5 @@ export class ParkedRecords {
 
   private dropStale(): void {
     while (this.heap.size() > 0 && !this.current(this.heap.peek()!)) this.heap.pop();
-  }
-
-  private push(entry: DueEntry): void {
-    this.heap.push(entry);
   }
 }
