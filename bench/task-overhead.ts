@@ -56,7 +56,7 @@ const output: TaskOutputPorts =
           abort: async () => undefined,
           reset: async () => undefined,
         },
-        offsets: { committedOffset: async () => undefined },
+        offsets: { committedOffset: async () => undefined, committedPosition: async () => undefined },
       }
     : { guarantee, producer: { send: acknowledge }, committer: { commit: async () => undefined } };
 const task = new PartitionTask({

@@ -29,6 +29,7 @@ export type {
   BackoffOptions,
   Jitter,
   RetryMode,
+  RetryOrder,
   ClassifyFn,
   Classification,
   DedupOptions,

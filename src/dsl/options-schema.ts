@@ -51,6 +51,12 @@ export const JITTERS = ['none', 'full', 'equal', 'additive', 'decorrelated'] as 
 /** The retry modes (see `RetryMode`). */
 export const RETRY_MODES = ['blocking', 'topics'] as const;
 
+/** The orders a retry-topic step keeps (see `RetryOrder`). */
+export const RETRY_ORDERS = ['none', 'key'] as const;
+
+/** Default `retry.maxParkedKeys`. */
+export const DEFAULT_MAX_PARKED_KEYS = 10_000;
+
 /**
  * `retry.backoff`: exponential backoff, as Spring Retry's `ExponentialBackOff`. Retry n waits
  * `min(maxMs, initialMs · multiplierⁿ)`, then jitter. All times in ms.
@@ -99,6 +105,17 @@ export const retrySchema = optionsObject({
   maxReplays: int(0).default(3),
   /** Loop guard: the most retry-topic hops one record may take before it is dead-lettered, ≥ 1. Default `maxAttempts`. */
   maxHops: int(1).optional(),
+  /**
+   * Retry-topic mode only: `'key'` keeps the order of each key (see `RetryOrder`): a failed
+   * record waits at its task, durably, and later records of its key wait behind it while other
+   * keys flow on. Default `'none'`.
+   */
+  order: oneOf(RETRY_ORDERS, "'none' or 'key'").default('none'),
+  /**
+   * `order: 'key'` only: the most keys a task holds records of, ≥ 1. At the limit the task takes
+   * no new records (its partition pauses) until a key's records are decided. Default 10 000.
+   */
+  maxParkedKeys: int(1).optional(),
 }).describe('must be an object');
 
 /** `dedup`: idempotent consumption. */

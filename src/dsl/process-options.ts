@@ -1,10 +1,18 @@
 import type { z } from 'zod';
-import type { backoffSchema, circuitBreakerSchema, JITTERS, RETRY_MODES, retryBudgetSchema, retrySchema } from './options-schema.js';
+import type {
+  backoffSchema,
+  circuitBreakerSchema,
+  JITTERS,
+  RETRY_MODES,
+  RETRY_ORDERS,
+  retryBudgetSchema,
+  retrySchema,
+} from './options-schema.js';
 import type { ProcessorRecord } from './processor.js';
 import type { SerdeSpec } from './serdes.js';
 import type { SinkSpec } from './sink.js';
 
-export { JITTERS, RETRY_MODES } from './options-schema.js';
+export { JITTERS, RETRY_MODES, RETRY_ORDERS } from './options-schema.js';
 
 // The retry, circuit-breaker and retry-budget options are declared once, as the zod schemas of
 // options-schema.ts: their types here are the schemas' `z.input`, and each field's TSDoc (with
@@ -36,6 +44,17 @@ export type BackoffOptions = z.input<typeof backoffSchema>;
  *   delay tier topic `<application.id>.<processor>.retry.<n>` and the main partition moves on.
  */
 export type RetryMode = (typeof RETRY_MODES)[number];
+
+/**
+ * The order retry-topic mode keeps (`retry.order`):
+ * - `'none'` (default): a failed record goes to a tier topic and later records of its key may
+ *   overtake it, as with Spring Kafka's `@RetryableTopic`;
+ * - `'key'`: per-key ordered non-blocking retries, as Confluent's Parallel Consumer: the failed
+ *   record waits at its task (kept durably in the compacted changelog topic
+ *   `<application.id>.<first processor>.parked`), later records of its key wait behind it in
+ *   offset order, and records of other keys flow on. Blocking mode is ordered already.
+ */
+export type RetryOrder = (typeof RETRY_ORDERS)[number];
 
 /**
  * A retry policy: the fields of `retrySchema` (`maxAttempts`, `backoff`, `mode`, `tiers`,

@@ -88,6 +88,13 @@ function retryOutcome(ctx: FailureContext, attempt: number, error: unknown): Fai
       true,
     );
   }
+  if (policy.order === 'key') {
+    // The record waits at its task, its key's later records behind it: the tiers' delays, no topic.
+    const delayMs = policy.explicitTiers
+      ? policy.tierDelaysMs[tierIndexForRetry(policy, retryIndex)]!
+      : computeBackoffDelay(policy.backoff, retryIndex, ctx.random, ctx.history.lastDelayMs);
+    return { kind: 'retry-parked', delayMs, errorClass: errorClassOf(error), error, retriable: true };
+  }
   const tier = ctx.tiers[tierIndexForRetry(policy, retryIndex)];
   if (tier === undefined) throw new IllegalStateError(`processor '${ctx.processor}' has no retry tier for retry ${retryIndex + 1}`);
   const delayMs = policy.explicitTiers
@@ -103,8 +110,8 @@ function retryOutcome(ctx: FailureContext, attempt: number, error: unknown): Fai
 /**
  * Decides what becomes of a failed attempt (Spring Kafka's and Kafka Connect's rules):
  * the user's `classify` hook, else `defaultClassify`, says retry or dead-letter; a retriable
- * failure is retried — in place (blocking mode) or through the next retry tier (retry-topic
- * mode) — until `maxAttempts`, or until the hop limit (`LoopGuardError`); then it is
+ * failure is retried — in place (blocking mode), through the next retry tier (retry-topic
+ * mode), or parked at its task (`order: 'key'`) — until `maxAttempts`, or until the hop limit (`LoopGuardError`); then it is
  * dead-lettered. A hook that throws or answers something else dead-letters the record with a
  * `ClassifyHookError`. Never throws for a valid topology.
  *

@@ -95,6 +95,25 @@ describe('resolveRetryPolicy: loop guards', () => {
   });
 });
 
+describe('resolveRetryPolicy: key order', () => {
+  it("keeps order 'key' in topics mode, with maxParkedKeys 10 000 by default", () => {
+    expect(policy({ mode: 'topics', order: 'key' })).toMatchObject({ order: 'key', maxParkedKeys: 10_000, tierDelaysMs: [500, 1000] });
+    expect(policy({ mode: 'topics', order: 'key', maxParkedKeys: 3 }).maxParkedKeys).toBe(3);
+    expect(policy({ mode: 'topics' })).toMatchObject({ order: 'none', maxParkedKeys: null });
+  });
+
+  it("rejects order 'key' in blocking mode, maxParkedKeys without it, and bad values, naming the field", () => {
+    expect(problems({ order: 'key' })).toEqual([
+      "retry.order 'key' is only valid with retry.mode 'topics' (blocking mode keeps the order already: a failed record holds its partition)",
+    ]);
+    expect(problems({ mode: 'topics', maxParkedKeys: 5 })).toEqual(["retry.maxParkedKeys is only valid with retry.order 'key'"]);
+    expect(problems({ mode: 'topics', order: 'offset' as never, maxParkedKeys: 0 })).toEqual([
+      "retry.order must be 'none' or 'key' (got \"offset\")",
+      'retry.maxParkedKeys must be an integer ≥ 1 (got 0)',
+    ]);
+  });
+});
+
 describe('resolveRetryPolicy: defaults', () => {
   it('resolves {} and undefined to the documented defaults: 3 attempts, 500 ms × 2 up to 30 s, equal jitter, blocking', () => {
     const documented: RetryPolicy = {
@@ -105,6 +124,8 @@ describe('resolveRetryPolicy: defaults', () => {
       explicitTiers: false,
       maxHops: 3,
       maxReplays: 3,
+      order: 'none',
+      maxParkedKeys: null,
     };
     expect(policy({})).toEqual(documented);
     expect(resolveRetryPolicy(undefined)).toEqual(documented);

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { optionProblems } from '../dsl/option-problems.js';
-import { backoffSchema, parseDurationMs, retrySchema } from '../dsl/options-schema.js';
+import { backoffSchema, DEFAULT_MAX_PARKED_KEYS, parseDurationMs, retrySchema } from '../dsl/options-schema.js';
 import type { RetryOptions } from '../dsl/process-options.js';
 
 /** A validated backoff: `backoffSchema`'s output, every default filled in; `maxMs` ≥ `initialMs`. All times in ms. */
@@ -10,7 +10,7 @@ export type Backoff = z.output<typeof backoffSchema>;
  * A validated retry policy, with every default filled in: `retrySchema`'s output (its fields and
  * their TSDoc), with the tiers resolved to delays and `maxHops` filled in.
  */
-export interface RetryPolicy extends Omit<z.output<typeof retrySchema>, 'backoff' | 'tiers' | 'maxHops'> {
+export interface RetryPolicy extends Omit<z.output<typeof retrySchema>, 'backoff' | 'tiers' | 'maxHops' | 'maxParkedKeys'> {
   readonly backoff: Backoff;
   /**
    * Retry-topic mode: the delay of each tier, ms (tier n has `tierDelaysMs[n]`). Empty in
@@ -21,6 +21,8 @@ export interface RetryPolicy extends Omit<z.output<typeof retrySchema>, 'backoff
   readonly explicitTiers: boolean;
   /** Loop guard: most retry-topic hops per record. */
   readonly maxHops: number;
+  /** `order: 'key'`: the most keys a task holds records of (default `DEFAULT_MAX_PARKED_KEYS`); null otherwise. */
+  readonly maxParkedKeys: number | null;
 }
 
 /**
@@ -50,6 +52,11 @@ export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPoli
       );
     }
   }
+  if (o.order === 'key' && o.mode !== 'topics')
+    problems.push(
+      "retry.order 'key' is only valid with retry.mode 'topics' (blocking mode keeps the order already: a failed record holds its partition)",
+    );
+  if (o.maxParkedKeys !== undefined && o.order !== 'key') problems.push("retry.maxParkedKeys is only valid with retry.order 'key'");
   if (problems.length > 0) return problems;
 
   const backoff: Backoff = Object.freeze({ ...b, maxMs });
@@ -62,6 +69,8 @@ export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPoli
     explicitTiers: explicit !== undefined,
     maxHops: o.maxHops ?? maxAttempts,
     maxReplays: o.maxReplays,
+    order: o.order,
+    maxParkedKeys: o.order === 'key' ? (o.maxParkedKeys ?? DEFAULT_MAX_PARKED_KEYS) : null,
   });
 }
 

@@ -4,6 +4,8 @@ import type { OffsetReader } from '../runtime/ports.js';
 export interface TopicToCreate {
   readonly topic: string;
   readonly partitions: number;
+  /** Topic configs to create it with (e.g. `cleanup.policy: compact`); default the broker's. */
+  readonly config?: Readonly<Record<string, string>>;
 }
 
 /** One member of a consumer group, as the group coordinator describes it. */

@@ -1,5 +1,6 @@
 import type { Admin, Kafka } from 'kafkajs';
 import { IllegalStateError } from '../errors.js';
+import type { CommittedPosition } from '../runtime/ports.js';
 import type { GroupDescription, KafkaAdmin, TopicToCreate } from '../kafka/kafka-admin.js';
 import { createKafkajsCluster, KafkaJSConnectionError, type KafkajsCluster } from './kafkajs-library.js';
 
@@ -79,7 +80,11 @@ export class KafkajsAdmin implements KafkaAdmin {
       created = await this.admin.createTopics({
         waitForLeaders: true,
         timeout: timeoutMs,
-        topics: topics.map((t) => ({ topic: t.topic, numPartitions: t.partitions })),
+        topics: topics.map((t) => ({
+          topic: t.topic,
+          numPartitions: t.partitions,
+          ...(t.config ? { configEntries: Object.entries(t.config).map(([name, value]) => ({ name, value })) } : {}),
+        })),
       });
     } catch (error) {
       if ((error as { type?: unknown }).type !== 'UNKNOWN_TOPIC_OR_PARTITION') throw error;
@@ -100,6 +105,13 @@ export class KafkajsAdmin implements KafkaAdmin {
 
   async committedOffset(groupId: string, topic: string, partition: number): Promise<number | undefined> {
     return (await this.committedOffsets(groupId, topic)).get(partition);
+  }
+
+  async committedPosition(groupId: string, topic: string, partition: number): Promise<CommittedPosition | undefined> {
+    const [result] = await this.admin.fetchOffsets({ groupId, topics: [topic] });
+    const p = result?.partitions.find((q) => q.partition === partition);
+    const offset = Number(p?.offset ?? -1);
+    return p === undefined || offset < 0 ? undefined : { offset, metadata: p.metadata || undefined };
   }
 
   async committedOffsets(groupId: string, topic: string, partitions?: readonly number[]): Promise<Map<number, number>> {

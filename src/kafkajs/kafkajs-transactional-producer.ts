@@ -72,10 +72,10 @@ export class KafkajsTransactionalProducer implements TransactionalProducerClient
   }
 
   async sendOffsets(groupId: string, offsets: readonly TopicPartitionOffset[]): Promise<void> {
-    const topics = new Map<string, Array<{ partition: number; offset: string }>>();
+    const topics = new Map<string, Array<{ partition: number; offset: string; metadata?: string }>>();
     for (const o of offsets) {
       const list = topics.get(o.topic) ?? [];
-      list.push({ partition: o.partition, offset: String(o.offset) });
+      list.push({ partition: o.partition, offset: String(o.offset), ...(o.metadata !== undefined ? { metadata: o.metadata } : {}) });
       topics.set(o.topic, list);
     }
     await this.guard(() =>

@@ -1,4 +1,5 @@
 import { IllegalStateError } from '../errors.js';
+import type { CommittedPosition } from '../runtime/ports.js';
 import type { GroupDescription, KafkaAdmin, TopicToCreate } from '../kafka/kafka-admin.js';
 import { describeGroupInHelper } from './isolated-describe-groups.js';
 import { ERR, codeOf } from './librdkafka-errors.js';
@@ -69,7 +70,11 @@ export class LibrdkafkaAdmin implements KafkaAdmin {
     const created = await Promise.all(
       topics.map((t) =>
         this.request<void>((a, cb) =>
-          a.createTopic({ topic: t.topic, num_partitions: t.partitions, replication_factor: -1 }, Math.min(timeoutMs, 30_000), cb),
+          a.createTopic(
+            { topic: t.topic, num_partitions: t.partitions, replication_factor: -1, ...(t.config ? { config: { ...t.config } } : {}) },
+            Math.min(timeoutMs, 30_000),
+            cb,
+          ),
         ).then(
           () => true,
           (error: unknown) => {
@@ -96,6 +101,22 @@ export class LibrdkafkaAdmin implements KafkaAdmin {
 
   async committedOffset(groupId: string, topic: string, partition: number): Promise<number | undefined> {
     return (await this.committed(groupId, [{ topic, partition }], false)).get(partition);
+  }
+
+  async committedPosition(groupId: string, topic: string, partition: number): Promise<CommittedPosition | undefined> {
+    const [result] = await this.request<
+      Array<{ error?: Error; partitions: Array<{ partition: number; offset: number; metadata?: string | null; error?: Error }> }>
+    >((a, cb) =>
+      a.listConsumerGroupOffsets(
+        [{ groupId, partitions: [{ topic, partition }] }],
+        { timeout: this.timeout, requireStableOffsets: false },
+        cb,
+      ),
+    );
+    if (result?.error !== undefined) throw result.error;
+    const p = result?.partitions.find((q) => q.partition === partition);
+    if (p?.error !== undefined) throw p.error;
+    return p === undefined || p.offset < 0 ? undefined : { offset: p.offset, metadata: p.metadata || undefined };
   }
 
   async committedOffsets(

@@ -123,7 +123,12 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
     this.assertMember();
     await this.guard(async () => {
       const consumer = await this.groupMetadataOf(groupId, this.options.groupConsumer);
-      const list = offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: o.offset }));
+      const list = offsets.map((o) => ({
+        topic: o.topic,
+        partition: o.partition,
+        offset: o.offset,
+        ...(o.metadata !== undefined ? { metadata: o.metadata } : {}),
+      }));
       await call((cb) => producer.sendOffsetsToTransaction(list, consumer, TIMEOUT_MS.offsets, cb));
     });
   }

@@ -5,6 +5,21 @@ import type { TaskListener } from '../runtime/task-listener.js';
 import { combineTaskListeners, taskLogListener } from './task-log-listener.js';
 
 describe('task log listener', () => {
+  it("logs an order 'key' task reaching maxParkedKeys once at warn, and going below it at info", () => {
+    const { logger, lines } = captureLog();
+    const listener = taskLogListener(logger);
+    const event = { task: 'orders-0', topic: 'orders', partition: 0, maxParkedKeys: 2 };
+    listener.onParked!({ ...event, keys: 1, records: 1, full: false });
+    listener.onParked!({ ...event, keys: 2, records: 3, full: true });
+    listener.onParked!({ ...event, keys: 2, records: 5, full: true });
+    listener.onParked!({ ...event, keys: 1, records: 4, full: false });
+    expect(lines.map((l) => [l['level'], l['task'], l['parkedKeys'], l['parkedRecords']])).toEqual([
+      [40, 'orders-0', 2, 3],
+      [30, 'orders-0', 1, 4],
+    ]);
+    expect(lines[0]!['msg']).toMatch(/maxParkedKeys .*its partition pauses/);
+  });
+
   it('logs failed port calls and skipped dedup at warn, with the task and the error', () => {
     const { logger, lines } = captureLog();
     const listener = taskLogListener(logger);

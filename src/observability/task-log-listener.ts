@@ -14,6 +14,7 @@ const HANDLERS = [
   'onWarning',
   'onCircuitTransition',
   'onRetryDelayed',
+  'onParked',
 ] as const satisfies ReadonlyArray<keyof TaskListener>;
 
 /**
@@ -40,12 +41,31 @@ export function combineTaskListeners(...listeners: readonly TaskListener[]): Tas
  * records processed without dedup because the dedup store failed under
  * `onStoreError: 'skip-dedup'` (`warn`), and circuit breakers that open (`warn`, with the
  * failure rate and the last error; then one summary a minute while probes fail, see
- * {@link CircuitOpenLog}) or close (`info`, with how long they were open). Counting
- * is the metrics listener's job.
+ * {@link CircuitOpenLog}) or close (`info`, with how long they were open), and `order: 'key'`
+ * tasks that reach `maxParkedKeys` (`warn`, once: the partition pauses) or go below it again
+ * (`info`). Counting is the metrics listener's job.
  */
 export function taskLogListener(logger: Logger): TaskListener {
   const circuits = new CircuitOpenLog(logger);
+  const full = new Set<string>();
   return {
+    onClosed: (e) => void full.delete(e.task),
+    onParked: (e) => {
+      if (e.full === full.has(e.task)) return;
+      if (e.full) {
+        full.add(e.task);
+        logger.warn(
+          { task: e.task, parkedKeys: e.keys, parkedRecords: e.records, maxParkedKeys: e.maxParkedKeys },
+          "order 'key': the task holds records of maxParkedKeys keys; it takes no new record (its partition pauses) until a key's records are decided",
+        );
+      } else {
+        full.delete(e.task);
+        logger.info(
+          { task: e.task, parkedKeys: e.keys, parkedRecords: e.records },
+          "order 'key': the task is below maxParkedKeys again; it takes records again",
+        );
+      }
+    },
     onFailedRecord: (e) => {
       if (e.outcome === 'dead-letter') {
         logger.warn(

@@ -103,3 +103,25 @@ describe('WorkerMetrics: record outcomes', () => {
     expect(latencies).toBe(40);
   });
 });
+
+describe("WorkerMetrics: order 'key'", () => {
+  it('reports the keys and records each ordered task holds back at scrape time, and nothing for other tasks', async () => {
+    const metrics = new WorkerMetrics({}, { processMetrics: false });
+    let parked = { keys: 3, records: 7, full: false };
+    metrics.watchTasks({
+      tasks: () => [
+        { topic: 'orders', partition: 0, state: 'running', position: 10, parked },
+        { topic: 'orders', partition: 1, state: 'running', position: 4 },
+      ],
+      endOffsets: async () => new Map(),
+      isRetryTier: () => false,
+    });
+    let text = (await metrics.exposition()).body;
+    expect(sample(text, 'weir_parked_keys{topic="orders",partition="0"}')).toBe(3);
+    expect(sample(text, 'weir_parked_records{topic="orders",partition="0"}')).toBe(7);
+    expect(sample(text, 'weir_parked_keys{topic="orders",partition="1"}')).toBeUndefined();
+    parked = { keys: 0, records: 0, full: false };
+    text = (await metrics.exposition()).body;
+    expect(sample(text, 'weir_parked_records{topic="orders",partition="0"}')).toBe(0);
+  });
+});

@@ -12,6 +12,8 @@ export interface TaskMetricsView {
   readonly state: string;
   /** The next offset the task will process (its fetch position minus what it buffered); absent while the task is being created. */
   readonly position?: number;
+  /** `retry.order: 'key'` source tasks: the keys and records they hold back, and whether at `maxParkedKeys`. */
+  readonly parked?: { readonly keys: number; readonly records: number; readonly full: boolean };
 }
 
 /**
@@ -66,6 +68,9 @@ export class WorkerMetrics {
   readonly lag: Gauge<'topic' | 'partition'>;
   readonly retryTierBacklog: Gauge<'topic'>;
   readonly taskState: Gauge<'topic' | 'partition' | 'state' | 'thread'>;
+  /** `weir_parked_keys` / `weir_parked_records`: what `order: 'key'` tasks hold back, per partition. */
+  readonly parkedKeys: Gauge<'topic' | 'partition' | 'thread'>;
+  readonly parkedRecords: Gauge<'topic' | 'partition' | 'thread'>;
   private lagSource: LagSource | undefined;
   private resilience: { readonly registry: ResilienceRegistry; readonly now: () => number } | undefined;
   /** The `thread` label of the metrics that are one stream thread's state; none in a one-thread process. */
@@ -216,6 +221,28 @@ export class WorkerMetrics {
           this.set({ topic: t.topic, partition: String(t.partition), state: t.state, ...thread }, 1);
       },
     });
+    const parkedGauge = (name: string, help: string, of: (p: NonNullable<TaskMetricsView['parked']>) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['topic', 'partition', 'thread'],
+        registers,
+        collect() {
+          this.reset();
+          for (const t of self().lagSource?.tasks() ?? [])
+            if (t.parked !== undefined) this.set({ topic: t.topic, partition: String(t.partition), ...thread }, of(t.parked));
+        },
+      });
+    this.parkedKeys = parkedGauge(
+      'weir_parked_keys',
+      "Keys an order: 'key' task holds records of (a failed record waits at its task, its key's later records behind it)",
+      (p) => p.keys,
+    );
+    this.parkedRecords = parkedGauge(
+      'weir_parked_records',
+      "Records an order: 'key' task holds back: failed ones and those waiting behind them",
+      (p) => p.records,
+    );
   }
 
   /** Counts a rebalance of this worker's group. */

@@ -42,4 +42,6 @@ export interface TopicPartitionOffset {
   readonly topic: string;
   readonly partition: number;
   readonly offset: number;
+  /** The metadata string committed with the offset (Kafka's `OffsetCommit`/`TxnOffsetCommit` metadata). */
+  readonly metadata?: string;
 }

@@ -1,6 +1,6 @@
 import type { Random } from '../failure/backoff.js';
 import { historyFromHeaders, type RetryHistory } from '../failure/retry-history.js';
-import type { OutputRecord } from '../record/record-types.js';
+import type { InputRecord, OutputRecord } from '../record/record-types.js';
 import { AttemptGate } from './attempt-gate.js';
 import { withTraceHeaders, type AttemptSpan, type AttemptTracer } from './attempt-tracer.js';
 import type { WaitReason } from './poll-result.js';
@@ -17,8 +17,20 @@ import type { TaskEvents } from './task-events.js';
  * before the last, `next` is the next step's input), or it waits at the head until `untilMs`.
  */
 export type AttemptStep =
-  | { readonly kind: 'decided'; readonly outputs: readonly OutputRecord[]; readonly next?: PreparedRecord }
+  | { readonly kind: 'decided'; readonly outputs: readonly OutputRecord[]; readonly next?: PreparedRecord; readonly park?: ParkRequest }
   | { readonly kind: 'wait'; readonly untilMs: number; readonly reason: WaitReason };
+
+/**
+ * A failed record of an `order: 'key'` step that is to wait at its task (the `retry-parked`
+ * outcome): the step it resumes at, that step's input as bytes, its attempts so far, and when
+ * it is due (epoch ms).
+ */
+export interface ParkRequest {
+  readonly step: number;
+  readonly record: InputRecord;
+  readonly history: RetryHistory;
+  readonly dueAt: number;
+}
 
 /** What an {@link AttemptRunner} needs from its task. */
 export interface AttemptRunnerOptions {
@@ -142,16 +154,22 @@ export class AttemptRunner {
       events.held(slot.raw, outcome, attempt, at, heldUntil - at, durationMs, this.step);
       return { kind: 'wait', untilMs: heldUntil, reason: 'circuit-open' };
     }
-    if (outcome.kind === 'retry-in-place') {
+    if (outcome.kind === 'retry-in-place' || outcome.kind === 'retry-parked') {
       const dueAt = at + outcome.delayMs;
       const next: RetryHistory = {
         ...history,
         attempts: attempt,
+        // A parked retry is a hop of the record's way, as a tier topic's is: maxHops guards it too.
+        hops: outcome.kind === 'retry-parked' ? history.hops + 1 : history.hops,
         firstFailureMs: history.firstFailureMs ?? at,
         lastDelayMs: outcome.delayMs,
       };
-      slot.retry = { history: next, dueAt, holds };
       events.outcome(slot.raw, outcome, attempt, at, durationMs, this.step);
+      if (outcome.kind === 'retry-parked') {
+        if (slot.retry !== undefined) slot.retry = undefined;
+        return { kind: 'decided', outputs: [], park: { step: view.step.index, record: prepared.raw, history: next, dueAt } };
+      }
+      slot.retry = { history: next, dueAt, holds };
       return { kind: 'wait', untilMs: dueAt, reason: 'backoff' };
     }
     if (slot.retry !== undefined) slot.retry = undefined;

@@ -61,6 +61,7 @@ export function withTraceHeaders(outcome: RecordOutcome, headers: Readonly<Recor
     case 'dead-letter':
       return { ...outcome, output: tag(outcome.output) };
     case 'retry-in-place':
+    case 'retry-parked':
       return outcome;
   }
 }

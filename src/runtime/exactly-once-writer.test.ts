@@ -23,26 +23,29 @@ class ScriptedProducer implements TransactionalProducer, OffsetReader {
   readonly transactionalId = 'app-in-0';
   readonly calls: Step[] = [];
   readonly faults: Fault[] = [];
-  /** The group's committed offset, as the broker has it. */
+  /** The group's committed offset, as the broker has it, and its metadata. */
   committed: number | undefined;
+  metadata: string | undefined;
   /** Outputs of committed transactions. */
   readonly visible: OutputRecord[] = [];
-  private pending: { outputs: OutputRecord[]; offset?: number } | null = null;
+  private pending: { outputs: OutputRecord[]; offset?: number; metadata?: string } | null = null;
 
   begin = () => this.step('begin', () => void (this.pending = { outputs: [] }));
   send = (records: readonly OutputRecord[]) => this.step('send', () => this.pending!.outputs.push(...records));
   sendOffsets = (_group: string, offsets: readonly TopicPartitionOffset[]) =>
-    this.step('sendOffsets', () => void (this.pending!.offset = offsets[0]!.offset));
+    this.step('sendOffsets', () => void Object.assign(this.pending!, { offset: offsets[0]!.offset, metadata: offsets[0]!.metadata }));
   commit = () =>
     this.step('commit', () => {
       this.visible.push(...this.pending!.outputs);
       this.committed = this.pending!.offset;
+      this.metadata = this.pending!.metadata;
       this.pending = null;
     });
   abort = () => this.step('abort', () => void (this.pending = null));
   /** InitProducerId: the open transaction (if any) is aborted. */
   reset = () => this.step('reset', () => void (this.pending = null));
   committedOffset = async () => this.committed;
+  committedPosition = async () => (this.committed === undefined ? undefined : { offset: this.committed, metadata: this.metadata });
 
   private async step(step: Step, effect: () => void): Promise<void> {
     this.calls.push(step);
@@ -124,6 +127,26 @@ describe('ExactlyOnceWriter', () => {
     expect(p.visible).toEqual([]);
     expect(await writer.write(unitOf(3), 3, true)).toEqual({ kind: 'durable', committed: true });
     expect(p.visible).toHaveLength(3);
+  });
+
+  describe("a unit that does not move the offset (order 'key': only parked records' outcomes)", () => {
+    it('resolves a commit whose reply was lost as committed by its token (the offset metadata)', async () => {
+      const { p, writer } = setup(5);
+      p.faults.push({ step: 'commit', error: down, after: true });
+      expect(await writer.write(unitOf(2), 5, true)).toEqual({ kind: 'durable', committed: true });
+      expect(p.metadata).toMatch(/^weir:[0-9a-f]{8}:1$/);
+      expect(p.visible).toHaveLength(2);
+    });
+
+    it('resolves a failed commit as aborted when the token read back is an earlier one: re-run, nothing twice', async () => {
+      const { p, writer } = setup(4);
+      expect(await writer.write(unitOf(1), 5, true)).toEqual({ kind: 'durable', committed: true });
+      p.faults.push({ step: 'commit', error: down });
+      expect(await writer.write(unitOf(2), 5, true)).toMatchObject({ kind: 'rewind' });
+      expect(p.visible).toHaveLength(1);
+      expect(await writer.write(unitOf(2), 5, true)).toEqual({ kind: 'durable', committed: true });
+      expect(p.visible).toHaveLength(3);
+    });
   });
 
   it('keeps a failed commit in doubt while the reset fails, and resolves it on the next write', async () => {

@@ -1,6 +1,7 @@
 import { ProducerFencedError, type WeirError } from '../errors.js';
 import { taskId } from '../record/task-id.js';
-import type { OffsetReader, TransactionalProducer } from './ports.js';
+import { randomUUID } from 'node:crypto';
+import type { CommittedPosition, OffsetReader, TransactionalProducer } from './ports.js';
 import type { TaskWriter, WriteResult } from './task-writer.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -11,8 +12,8 @@ function isFenced(error: unknown): boolean {
 
 /** A failed transaction whose producer must be reset: what it was for, and why it failed. */
 interface Recovery {
-  /** The offset the transaction would have committed when its commit was in doubt, else null. */
-  readonly inDoubt: number | null;
+  /** The offset and token the transaction would have committed when its commit was in doubt, else null. */
+  readonly inDoubt: { readonly offset: number; readonly token: string } | null;
   readonly cause: unknown;
 }
 
@@ -32,9 +33,18 @@ interface Recovery {
  * - the writer's own last committed offset: it was aborted, re-run the unit;
  * - anything else: another instance of this task committed since — this one is a zombie
  *   (and its reset fenced the other): it closes as fenced, and the other is rebuilt.
+ *
+ * A unit may not move the offset: an `order: 'key'` task's unit can hold only the outcomes of
+ * parked records, whose offsets were committed when they were parked. So every transaction also
+ * commits a token unique to it as the offset's metadata (`weir:<writer>:<n>`, in
+ * `TxnOffsetCommit`, as Kafka Streams commits its own metadata there): when the offset cannot
+ * tell, the token read back does.
  */
 export class ExactlyOnceWriter implements TaskWriter {
   private committed: number;
+  /** This writer's part of its commit tokens: unique per writer (a task incarnation). */
+  private readonly writerId = randomUUID().slice(0, 8);
+  private commits = 0;
   /** Set when the producer must be reset: what the failed transaction was for. */
   private recovery: Recovery | null = null;
 
@@ -63,11 +73,14 @@ export class ExactlyOnceWriter implements TaskWriter {
     if (!commitDue) return { kind: 'deferred' };
     if (unit.isEmpty && nextOffset <= this.committed) return { kind: 'durable', committed: false };
     let stage: 'begin' | 'send' | 'commit' = 'begin';
+    const token = `weir:${this.writerId}:${++this.commits}`;
     try {
       await this.producer.begin();
       stage = 'send';
       if (unit.outputs.length > 0) await this.producer.send(unit.outputs);
-      await this.producer.sendOffsets(this.groupId, [{ topic: this.topic, partition: this.partition, offset: nextOffset }]);
+      await this.producer.sendOffsets(this.groupId, [
+        { topic: this.topic, partition: this.partition, offset: nextOffset, metadata: token },
+      ]);
       stage = 'commit';
       await this.producer.commit();
     } catch (error) {
@@ -81,7 +94,7 @@ export class ExactlyOnceWriter implements TaskWriter {
           // The producer is stuck in ABORTING: reset it below.
         }
       }
-      this.recovery = { inDoubt: stage === 'commit' ? nextOffset : null, cause: error };
+      this.recovery = { inDoubt: stage === 'commit' ? { offset: nextOffset, token } : null, cause: error };
       return this.recover(this.recovery);
     }
     this.committed = nextOffset;
@@ -95,10 +108,10 @@ export class ExactlyOnceWriter implements TaskWriter {
    */
   private async recover(recovery: Recovery): Promise<WriteResult> {
     const { inDoubt, cause } = recovery;
-    let read: number | undefined;
+    let read: CommittedPosition | undefined;
     try {
       await this.producer.reset();
-      read = await this.offsets.committedOffset(this.groupId, this.topic, this.partition);
+      read = await this.offsets.committedPosition(this.groupId, this.topic, this.partition);
     } catch (error) {
       if (isFenced(error)) {
         this.recovery = null;
@@ -107,13 +120,16 @@ export class ExactlyOnceWriter implements TaskWriter {
       return { kind: 'failed', port: 'transaction', error };
     }
     this.recovery = null;
-    const actual = read ?? this.startOffset;
-    if (inDoubt !== null && actual === inDoubt) {
-      this.committed = inDoubt;
+    const actual = read?.offset ?? this.startOffset;
+    // Where the offset did not move, only the token tells whether the transaction committed.
+    const committed =
+      inDoubt !== null && actual === inDoubt.offset && (inDoubt.offset !== this.committed || read?.metadata === inDoubt.token);
+    if (committed) {
+      this.committed = inDoubt.offset;
       return { kind: 'durable', committed: true };
     }
     if (actual === this.committed) {
-      const error = inDoubt === null ? cause : new Error(`transaction for offset ${inDoubt} was aborted`, { cause });
+      const error = inDoubt === null ? cause : new Error(`transaction for offset ${inDoubt.offset} was aborted`, { cause });
       return { kind: 'rewind', error };
     }
     const zombie = new Error(

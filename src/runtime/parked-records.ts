@@ -5,8 +5,8 @@ import type { RetryHistory } from '../failure/retry-history.js';
 import type { InputRecord } from '../record/record-types.js';
 
 /**
- * A record of an `order: 'key'` step that waits at its task (groundwork for issue 21 item 3,
- * per-key ordered non-blocking retries; not wired into the tasks yet).
+ * A record of an `order: 'key'` chain that waits at its task (per-key ordered non-blocking
+ * retries; see `OrderedRetries`).
  *
  * - The *head* of its key failed and waits for its next attempt at `dueAt`.
  * - A *follower* came later with the same key while the key was parked: it has not been
@@ -93,6 +93,11 @@ export class ParkedRecords {
     return this.state.has(keyId);
   }
 
+  /** The offset of the newest parked record of `keyId`, if it is parked. */
+  newestOffset(keyId: string): number | undefined {
+    return this.state.get(keyId)?.last()?.offset;
+  }
+
   /** The records of `keyId`, oldest first (empty when it is not parked). */
   recordsOf(keyId: string): readonly ParkedRecord[] {
     return this.state.get(keyId)?.toArray() ?? [];
@@ -157,14 +162,21 @@ export class ParkedRecords {
   }
 
   /**
-   * The head of `keyId` (at `offset`) failed again: it waits until `dueAt` with `history`.
+   * The head of `keyId` (at `offset`) failed again: it waits until `dueAt` with `history`, at
+   * the chain step that failed (`at`; default where it was).
    *
    * @returns the head as it is parked now
    * @throws IllegalStateError when `offset` is not the key's head
    */
-  reschedule(keyId: string, offset: number, history: RetryHistory, dueAt: number): ParkedRecord {
+  reschedule(
+    keyId: string,
+    offset: number,
+    history: RetryHistory,
+    dueAt: number,
+    at?: { readonly step: number; readonly record: InputRecord },
+  ): ParkedRecord {
     const list = this.headList(keyId, offset);
-    const head: ParkedRecord = { ...list.first()!, history, dueAt };
+    const head: ParkedRecord = { ...list.first()!, ...at, history, dueAt };
     this.state = this.state.set(keyId, list.set(0, head));
     this.heap.push({ dueAt, keyId, offset });
     return head;

@@ -4,6 +4,7 @@ import type { Clock, DedupStore, OffsetCommitter, OffsetReader, RecordProducer, 
 import type { AttemptTracer } from './attempt-tracer.js';
 import type { TaskListener } from './task-listener.js';
 import type { ResilienceRegistry } from './processor-resilience.js';
+import type { ParkedRecords } from './parked-records.js';
 
 /** The output ports of a task, per `processing.guarantee`. */
 export type TaskOutputPorts =
@@ -40,4 +41,9 @@ export interface PartitionTaskOptions {
   readonly overlapCommits?: boolean;
   /** Traces each processing attempt; default none. */
   readonly tracer?: AttemptTracer;
+  /**
+   * Required on the source task of a sub-topology with `retry.order: 'key'`: its parked records,
+   * rebuilt from its partition of the changelog topic (`readParkedChangelog`) before it starts.
+   */
+  readonly parked?: ParkedRecords;
 }

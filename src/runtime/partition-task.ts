@@ -7,7 +7,7 @@ import { routeOf, type DedupPolicy, type RetryTier, type Subtopology } from '../
 import { DedupGate } from './dedup-gate.js';
 import type { PollResult, WaitReason } from './poll-result.js';
 import { TaskBuffer, type Slot } from './task-buffer.js';
-import { processorResilience, type ProcessorResilience } from './processor-resilience.js';
+import { resilienceOfSteps } from './processor-resilience.js';
 import { ChainRunner } from './chain-runner.js';
 import { subtopologyView, type SubtopologyView } from './subtopology-view.js';
 import { assertTransition, type TaskState, type TaskStateKind } from './task-state.js';
@@ -15,6 +15,7 @@ import { TaskEvents } from './task-events.js';
 import type { PartitionTaskOptions } from './partition-task-options.js';
 import { PortRetry } from './port-retry.js';
 import { TaskFlusher } from './task-flusher.js';
+import { OrderedRetries } from './ordered-retries.js';
 export type { PartitionTaskOptions, TaskOutputPorts } from './partition-task-options.js';
 
 /**
@@ -52,6 +53,8 @@ export class PartitionTask {
   private readonly flusher: TaskFlusher;
   /** A port call failed: the task waits, and may write the same unit again first. */
   private readonly portRetry: PortRetry;
+  /** `retry.order: 'key'`: the records held back per key; undefined otherwise. */
+  private readonly ordered: OrderedRetries | undefined;
 
   constructor(private readonly options: PartitionTaskOptions) {
     const { topology, topic, partition } = options;
@@ -66,23 +69,12 @@ export class PartitionTask {
     this.view = subtopologyView(this.sub, route.step.index);
     this.commitIntervalMs = topology.commitIntervalMs;
     this.tier = route.tier;
-    const own = new Map<string, ProcessorResilience>();
-    const resilienceOf = (name: string): ProcessorResilience => {
-      const shared = options.resilience?.forProcessor(name);
-      if (shared !== undefined) return shared;
-      let guards = own.get(name);
-      if (guards === undefined) {
-        const node = this.sub.steps.find((s) => s.processor.name === name)!.processor;
-        own.set(name, (guards = processorResilience(node)));
-      }
-      return guards;
-    };
     this.attempts = new ChainRunner({
       applicationId: topology.applicationId,
       sub: this.sub,
       start: route.step.index,
       fromRetryTier: this.tier !== null,
-      resilienceOf,
+      resilienceOf: resilienceOfSteps(this.sub, options.resilience),
       events: this.events,
       clock: options.clock,
       random: options.random ?? Math.random,
@@ -101,7 +93,9 @@ export class PartitionTask {
         throw new IllegalStateError(`processor '${this.sub.processor.name}' uses dedup but task ${this.id} has no dedup store`);
       this.dedup = new DedupGate(options.dedupStore, policy, this.id, options.startOffset);
     }
-    this.flusher = new TaskFlusher(options, { buffer: this.buffer, dedup: this.dedup, events: this.events, portRetry: this.portRetry });
+    this.ordered = this.tier === null ? OrderedRetries.forTask(this.id, this.sub, this.attempts, this.events, options) : undefined;
+    const { buffer, dedup, events, portRetry, ordered } = this;
+    this.flusher = new TaskFlusher(options, { buffer, dedup, events, portRetry, ordered });
   }
 
   /** Current lifecycle state (see {@link TaskState}). */
@@ -112,6 +106,11 @@ export class PartitionTask {
   /** Records buffered and not yet processed. */
   get buffered(): number {
     return this.buffer.unprocessed;
+  }
+
+  /** `retry.order: 'key'`: the keys and records it holds back (see `OrderedRetries`); undefined otherwise. */
+  get parked(): { readonly keys: number; readonly records: number; readonly full: boolean } | undefined {
+    return this.ordered?.counts;
   }
 
   /** The next offset the task expects from its fetcher. */
@@ -171,6 +170,7 @@ export class PartitionTask {
   async poll(): Promise<PollResult> {
     const result = await this.step();
     this.events.report(this.topic, this.partition);
+    this.ordered?.report(this.topic, this.partition);
     return result;
   }
 
@@ -193,8 +193,13 @@ export class PartitionTask {
         const flushed = await this.flush(false);
         if (flushed !== undefined) return flushed;
       }
+      if (this.ordered !== undefined && (await this.ordered.attemptDue(this.options.clock.now(), this.flusher.unit))) {
+        processed++;
+        continue;
+      }
       const slot = this.buffer.head;
-      if (slot === undefined) break;
+      // At maxParkedKeys no new record is taken: the buffer fills and the partition pauses.
+      if (slot === undefined || this.ordered?.full === true) break;
       const t = this.options.clock.now();
       if (slot.retry !== undefined && slot.retry.dueAt > t)
         return this.waitAfterFlush(slot.retry.dueAt, slot.retry.held ? 'circuit-open' : 'backoff');
@@ -220,10 +225,16 @@ export class PartitionTask {
         processed++;
         continue;
       }
+      if (this.ordered?.follow(slot, prepared, this.flusher.unit) === true) {
+        this.buffer.advance();
+        processed++;
+        continue;
+      }
       const attempted = this.attempts.attempt(slot, prepared, t);
       const step = attempted instanceof Promise ? await attempted : attempted;
       if (step.kind === 'wait') return this.waitAfterFlush(step.untilMs, step.reason);
-      this.flusher.unit.add(step.outputs, prepared.dedupKey);
+      if (step.park !== undefined) this.ordered!.park(slot, step.park, prepared.dedupKey, this.flusher.unit);
+      else this.flusher.unit.add(step.outputs, prepared.dedupKey);
       this.buffer.advance();
       processed++;
     }
@@ -236,8 +247,9 @@ export class PartitionTask {
     }
     const flushed = await this.flush(false);
     if (flushed !== undefined) return flushed;
-    if (this.buffer.unprocessed > 0) return { kind: 'yield' };
-    return this.flusher.idleOrCommitWait();
+    if (this.buffer.unprocessed > 0 && this.ordered?.full !== true) return { kind: 'yield' };
+    const idle = this.flusher.idleOrCommitWait();
+    return this.ordered?.waitOr(idle) ?? idle;
   }
 
   /** Deserializes the next window of records and claims their dedup keys in one round trip. */

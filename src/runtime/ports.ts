@@ -70,6 +70,14 @@ export interface TransactionalProducer {
 export interface OffsetReader {
   /** The committed offset (next offset to read) of a partition, or undefined when none. */
   committedOffset(groupId: string, topic: string, partition: number): Promise<number | undefined>;
+  /** The committed offset of a partition and the metadata committed with it, or undefined when none. */
+  committedPosition(groupId: string, topic: string, partition: number): Promise<CommittedPosition | undefined>;
+}
+
+/** A committed offset (next offset to read) and its metadata string (undefined when empty). */
+export interface CommittedPosition {
+  readonly offset: number;
+  readonly metadata: string | undefined;
 }
 
 /** A dedup key's state after a claim. */

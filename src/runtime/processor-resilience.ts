@@ -1,6 +1,6 @@
 import { CircuitBreaker, type CircuitTransition } from '../failure/circuit-breaker.js';
 import { RetryBudget } from '../failure/retry-budget.js';
-import type { CompiledTopology, ProcessorNode } from '../topology/compiled-topology.js';
+import type { CompiledTopology, ProcessorNode, Subtopology } from '../topology/compiled-topology.js';
 
 /**
  * The outage guards of one processor in one worker process — its circuit breaker and retry
@@ -48,4 +48,25 @@ export class ResilienceRegistry {
   all(): ProcessorResilience[] {
     return [...this.byProcessor.values()];
   }
+}
+
+/**
+ * The guards of each step of `sub` for one task: the shared ones of `shared` (the process's
+ * registry), else the task's own, made once per processor.
+ */
+export function resilienceOfSteps(
+  sub: Subtopology,
+  shared: Pick<ResilienceRegistry, 'forProcessor'> | undefined,
+): (processor: string) => ProcessorResilience {
+  const own = new Map<string, ProcessorResilience>();
+  return (name) => {
+    const found = shared?.forProcessor(name);
+    if (found !== undefined) return found;
+    let guards = own.get(name);
+    if (guards === undefined) {
+      const node = sub.steps.find((s) => s.processor.name === name)!.processor;
+      own.set(name, (guards = processorResilience(node)));
+    }
+    return guards;
+  };
 }

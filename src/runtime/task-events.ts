@@ -15,6 +15,7 @@ function eventOutcome(outcome: RecordOutcome | 'duplicate'): RecordEventOutcome 
       return 'dead-letter';
     case 'retry-in-place':
     case 'retry-topic':
+    case 'retry-parked':
       return 'retry';
   }
 }
@@ -93,7 +94,10 @@ export class TaskEvents {
   ): void {
     const name = eventOutcome(outcome);
     const retryTopic = outcome !== 'duplicate' && outcome.kind === 'retry-topic' ? outcome.output.topic : undefined;
-    this.count(raw, name, name !== 'retry' || retryTopic !== undefined, durationMs);
+    // A retry is final for its input where the record leaves the partition's way: to a tier
+    // topic, or parked at the task (order 'key'); a retry in place keeps it at the head.
+    const final = name !== 'retry' || (outcome !== 'duplicate' && outcome.kind !== 'retry-in-place');
+    this.count(raw, name, final, durationMs);
     const failed = name !== 'success' && name !== 'duplicate';
     if (this.each === undefined && (!failed || this.failed === undefined)) return;
     const base = this.event(raw, name, attempt, atMs, durationMs, processor);
@@ -212,6 +216,11 @@ export class TaskEvents {
       ...(committedOffset !== undefined ? { committedOffset } : {}),
       decidedTimestampsMs,
     });
+  }
+
+  /** An `order: 'key'` task's parked keys and records changed (`full`: at `maxParkedKeys`). */
+  parked(topic: string, partition: number, keys: number, records: number, maxParkedKeys: number): void {
+    this.listener?.onParked?.({ task: this.task, topic, partition, keys, records, maxParkedKeys, full: keys >= maxParkedKeys });
   }
 
   portError(port: PortName, error: unknown, retryInMs: number): void {

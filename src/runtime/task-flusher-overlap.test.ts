@@ -114,9 +114,10 @@ describe('exactly_once: processing on while a transaction commits (overlapCommit
     const reader = h.kafka.offsetReader();
     let reads = 0;
     const task = overlapping(h, true, {
-      committedOffset: async (...args) => {
+      committedOffset: async (...args) => reader.committedOffset(...args),
+      committedPosition: async (...args) => {
         if (reads++ === 0) throw new Error('offset fetch timed out');
-        return reader.committedOffset(...args);
+        return reader.committedPosition(...args);
       },
     });
     await h.send(seqs(3));

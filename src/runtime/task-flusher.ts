@@ -8,10 +8,13 @@ import type { TaskBuffer } from './task-buffer.js';
 import type { DecidedTimestamps, TaskEvents } from './task-events.js';
 import type { TaskWriter, WriteResult } from './task-writer.js';
 import { UnitOfWork } from './unit-of-work.js';
+import type { OrderedRetries } from './ordered-retries.js';
 
 /** The parts of its task a {@link TaskFlusher} works with. */
 export interface TaskFlusherParts {
   readonly buffer: TaskBuffer;
+  /** An `order: 'key'` task's parked records: each unit snapshots them, an aborted unit restores them. */
+  readonly ordered: OrderedRetries | undefined;
   readonly dedup: DedupGate | undefined;
   readonly events: TaskEvents;
   readonly portRetry: PortRetry;
@@ -50,7 +53,7 @@ interface InFlightWrite {
  */
 export class TaskFlusher {
   private readonly writer: TaskWriter;
-  private unitOfWork = new UnitOfWork();
+  private unitOfWork: UnitOfWork;
   /** Whether a due write may run while the task processes on (see the class comment). */
   private readonly overlap: boolean;
   private inFlight: InFlightWrite | undefined;
@@ -73,6 +76,12 @@ export class TaskFlusher {
     this.commitIntervalMs = topology.commitIntervalMs;
     this.lastCommitAt = options.clock.now();
     this.overlap = out.guarantee === 'exactly_once' && parts.dedup === undefined && options.overlapCommits === true;
+    this.unitOfWork = this.newUnit();
+  }
+
+  /** A unit of work that begins now (with the parked records as they are, to go back to if it is aborted). */
+  private newUnit(): UnitOfWork {
+    return new UnitOfWork(this.parts.ordered?.snapshot());
   }
 
   /** The records processed since the last durable point, and their outputs. */
@@ -139,7 +148,7 @@ export class TaskFlusher {
         this.durable = nextOffset;
         const confirmed = dedup ? await dedup.confirm(unit.dedupKeys, buffer.waiting(), events.listener) : 0;
         buffer.dropProcessed();
-        this.unitOfWork = new UnitOfWork();
+        this.unitOfWork = this.newUnit();
         events.flushed(this.options.topic, this.options.partition, unit, confirmed, result.committed ? nextOffset : undefined, durationMs);
         if (result.committed || nextOffset <= this.writer.committedOffset) this.lastCommitAt = now;
         if (result.commitError !== undefined) return portRetry.failed('commit', result.commitError);
@@ -169,7 +178,7 @@ export class TaskFlusher {
     };
     write.result.then(settled, settled);
     this.inFlight = write;
-    this.unitOfWork = new UnitOfWork();
+    this.unitOfWork = this.newUnit();
     // The next commit is due one interval after this one began, as without the overlap.
     this.lastCommitAt = now;
   }
@@ -205,12 +214,14 @@ export class TaskFlusher {
         portRetry.succeeded();
         return undefined;
       case 'rewind':
-        this.runAgain();
+        // Both units run again: from the state before the one in flight.
+        this.runAgain(write.unit);
         return portRetry.failed('transaction', result.error);
       case 'failed':
         // In doubt and not resolved yet: the unit in doubt is the one to write again (the writer
         // resolves it first), so the records processed since run again after it.
         buffer.rewindTo(write.processed);
+        this.restoreParked(this.unitOfWork);
         this.unitOfWork = write.unit;
         events.restoreDecided(write.decided);
         return portRetry.failed(result.port, result.error, true);
@@ -233,12 +244,21 @@ export class TaskFlusher {
     return result?.kind === 'fenced';
   }
 
-  /** Nothing of the unit was written: its records run again from the last durable point. */
-  runAgain(): PollResult {
+  /**
+   * Nothing of the unit was written: its records run again from the last durable point, and the
+   * parked records go back to what they were then (`from`: the first unit not durable).
+   */
+  runAgain(from: UnitOfWork = this.unitOfWork): PollResult {
     this.parts.buffer.rewind();
-    this.unitOfWork = new UnitOfWork();
+    this.restoreParked(from);
+    this.unitOfWork = this.newUnit();
     this.parts.events.rewound();
     return { kind: 'yield' };
+  }
+
+  /** The parked records go back to what they were when `unit` began. */
+  private restoreParked(unit: UnitOfWork): void {
+    if (unit.parked !== undefined) this.parts.ordered?.restore(unit.parked);
   }
 
   /** Nothing left to process: `idle`, or a wait for the commit interval when something is not committed yet. */

@@ -88,6 +88,21 @@ export interface FlushEvent {
 }
 
 /**
+ * How many records an `order: 'key'` task holds back: `keys` with a parked record, `records`
+ * parked (heads and the followers behind them). `full`: at `maxParkedKeys`, the task takes no
+ * new record (its partition pauses) until a key's records are decided.
+ */
+export interface ParkedEvent {
+  readonly task: string;
+  readonly topic: string;
+  readonly partition: number;
+  readonly keys: number;
+  readonly records: number;
+  readonly maxParkedKeys: number;
+  readonly full: boolean;
+}
+
+/**
  * Observes a task: the worker turns these into logs and metrics, the TopologyTestDriver
  * into the history its invariants check. Listeners must not throw. A task builds only the
  * events some handler takes: `onRecord` costs an event per record, `onRecords` one per poll.
@@ -106,6 +121,8 @@ export interface TaskListener {
   onClosed?(event: { readonly task: string; readonly state: 'closed' | 'fenced' }): void;
   /** A processor's circuit breaker changed state (from its `ResilienceRegistry`, not from one task). */
   onCircuitTransition?(transition: CircuitTransition): void;
+  /** An `order: 'key'` task's parked records changed (see {@link ParkedEvent}). */
+  onParked?(event: ParkedEvent): void;
   /** A retry waits for a token of its processor's retry budget (once per record and wait). */
   onRetryDelayed?(event: {
     readonly task: string;

@@ -1,4 +1,5 @@
 import type { OutputRecord } from '../record/record-types.js';
+import type { ParkedState } from './parked-records.js';
 
 /**
  * The records a task processed since its last durable point, with everything they produced:
@@ -11,6 +12,12 @@ export class UnitOfWork {
   private readonly seen = new Set<string>();
   /** Records processed in this unit, duplicates included. */
   records = 0;
+
+  /**
+   * @param parked an `order: 'key'` task's parked records when the unit began: what the task
+   *   goes back to when the unit is aborted
+   */
+  constructor(readonly parked?: ParkedState) {}
 
   /** Adds one processed record's outputs and dedup key. */
   add(outputs: readonly OutputRecord[], dedupKey: string | null): void {

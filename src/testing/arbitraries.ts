@@ -5,6 +5,7 @@ import {
   type Jitter,
   type RetryBudgetOptions,
   type RetryMode,
+  type RetryOrder,
   type RetryOptions,
 } from '../dsl/process-options.js';
 import type { ProcessingGuarantee } from '../dsl/topology-builder.js';
@@ -116,6 +117,11 @@ export interface RetryOptionsArbitraryOptions {
   readonly jitters?: readonly Jitter[];
   /** In topics mode, sometimes give explicit tiers and a `maxHops` (default true). */
   readonly tiersAndHops?: boolean;
+  /**
+   * The `order`s a topics-mode policy may have (default `['none']`); with `'key'`, sometimes a
+   * small `maxParkedKeys` (1–3), so that tasks fill up.
+   */
+  readonly orders?: readonly RetryOrder[];
 }
 
 /** Valid retry options: attempts, backoff (initial, multiplier, max, jitter), mode, tiers, hops. */
@@ -138,12 +144,17 @@ function retryOptions(options: RetryOptionsArbitraryOptions = {}): fc.Arbitrary<
     tiers: fc.option(fc.array(fc.integer({ min: 1, max: Math.max(1, maxInitial) }), { minLength: 1, maxLength: 3 }), { nil: undefined }),
     maxHops: fc.option(fc.integer({ min: 1, max: 8 }), { nil: undefined }),
   });
+  const order = fc.record({
+    order: fc.constantFrom(...(options.orders ?? (['none'] as const))),
+    maxParkedKeys: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
+  });
   return fc
-    .tuple(base, options.tiersAndHops === false ? fc.constant({ tiers: undefined, maxHops: undefined }) : extras)
-    .map(([b, e]): RetryOptions => {
+    .tuple(base, options.tiersAndHops === false ? fc.constant({ tiers: undefined, maxHops: undefined }) : extras, order)
+    .map(([b, e, o]): RetryOptions => {
       if (b.mode !== 'topics') return b;
       const tiers = e.tiers !== undefined && e.tiers.length <= b.maxAttempts - 1 ? e.tiers : undefined;
-      return { ...b, ...(tiers ? { tiers } : {}), ...(e.maxHops !== undefined ? { maxHops: e.maxHops } : {}) };
+      const ordered = o.order === 'key' ? { order: 'key' as const, ...(o.maxParkedKeys ? { maxParkedKeys: o.maxParkedKeys } : {}) } : {};
+      return { ...b, ...(tiers ? { tiers } : {}), ...(e.maxHops !== undefined ? { maxHops: e.maxHops } : {}), ...ordered };
     })
     .filter((o) => !Array.isArray(resolveRetryPolicy(o)));
 }

@@ -1,9 +1,11 @@
 import type { MemoryDedupStore } from '../dedup/memory-dedup-store.js';
 import type { Random } from '../failure/backoff.js';
 import { PartitionTask, type TaskOutputPorts } from '../runtime/partition-task.js';
-import type { PollResult, WaitReason } from '../runtime/poll-result.js';
+import { wakesOnRecords, type PollResult, type WaitReason } from '../runtime/poll-result.js';
 import type { TaskListener } from '../runtime/task-listener.js';
-import type { CompiledTopology } from '../topology/compiled-topology.js';
+import { routeOf, type CompiledTopology } from '../topology/compiled-topology.js';
+import { ParkedRecords } from '../runtime/parked-records.js';
+import { readParkedChangelog } from '../runtime/parked-changelog.js';
 import type { InMemoryKafka } from './in-memory-kafka.js';
 import type { ManualClock } from './manual-clock.js';
 import { taskId, transactionalId } from '../record/task-id.js';
@@ -71,10 +73,12 @@ export class DriverTask {
             offsets: kafka.offsetReader(),
           }
         : { guarantee: 'at_least_once', producer: kafka.producer(), committer: kafka.committer(appId) };
+    const parked = this.parkedRecords();
     this.task = new PartitionTask({
       topology,
       topic: this.topic,
       partition: this.partition,
+      ...(parked ? { parked } : {}),
       startOffset: kafka.committedOffset(appId, this.topic, this.partition) ?? 0,
       output,
       clock,
@@ -85,6 +89,20 @@ export class DriverTask {
       resilience: this.ctx.resilience,
     });
     this.next = { kind: 'poll' };
+  }
+
+  /**
+   * An `order: 'key'` source task's parked records, rebuilt from its partition of the changelog
+   * (read_committed, after its producer fenced any zombie), as the worker's TaskFactory does.
+   *
+   * @throws ParkedStateError when a changelog record cannot be read back
+   */
+  private parkedRecords(): ParkedRecords | undefined {
+    const route = routeOf(this.ctx.topology, this.topic);
+    const changelog = route?.tier === null ? route.subtopology.parkedTopic : null;
+    if (changelog === null || changelog === undefined) return undefined;
+    const { records } = this.ctx.kafka.read(changelog, this.partition, 0, Infinity, 'read_committed');
+    return ParkedRecords.rebuild(readParkedChangelog(records));
   }
 
   /**
@@ -112,7 +130,7 @@ export class DriverTask {
       case 'idle':
         return fresh;
       case 'wait':
-        return this.ctx.clock.now() >= next.untilMs || (next.reason === 'commit' && fresh);
+        return this.ctx.clock.now() >= next.untilMs || (wakesOnRecords(next.reason) && fresh);
       case 'closed':
         return false;
     }

@@ -40,7 +40,7 @@ interface StoredRecord {
  */
 export class InMemoryKafka {
   private readonly topics = new Map<string, StoredRecord[][]>();
-  private readonly groups = new Map<string, Map<string, number>>();
+  private readonly groups = new Map<string, Map<string, { readonly offset: number; readonly metadata: string | undefined }>>();
   private readonly epochs = new Map<string, { open: Txn | null }>();
   private roundRobin = 0;
   /** Set to intercept operations (fault injection). */
@@ -111,7 +111,7 @@ export class InMemoryKafka {
 
   /** A group's committed offset (next offset to read), if any. */
   committedOffset(groupId: string, topic: string, partition: number): number | undefined {
-    return this.groups.get(groupId)?.get(`${topic}/${partition}`);
+    return this.groups.get(groupId)?.get(`${topic}/${partition}`)?.offset;
   }
 
   /** An idempotent producer (acks=-1): `send` appends every record before it resolves. */
@@ -198,7 +198,13 @@ export class InMemoryKafka {
 
   /** Reads committed offsets of consumer groups. */
   offsetReader(): OffsetReader {
-    return { committedOffset: async (groupId, topic, partition) => this.committedOffset(groupId, topic, partition) };
+    return {
+      committedOffset: async (groupId, topic, partition) => this.committedOffset(groupId, topic, partition),
+      committedPosition: async (groupId, topic, partition) => {
+        const stored = this.groups.get(groupId)?.get(`${topic}/${partition}`);
+        return stored === undefined ? undefined : { offset: stored.offset, metadata: stored.metadata };
+      },
+    };
   }
 
   /** `InitProducerId`: a new epoch for the id; the previous epoch's open transaction is aborted. */
@@ -217,7 +223,7 @@ export class InMemoryKafka {
   private storeOffsets(groupId: string, offsets: readonly TopicPartitionOffset[]): void {
     let group = this.groups.get(groupId);
     if (group === undefined) this.groups.set(groupId, (group = new Map()));
-    for (const o of offsets) group.set(`${o.topic}/${o.partition}`, o.offset);
+    for (const o of offsets) group.set(`${o.topic}/${o.partition}`, { offset: o.offset, metadata: o.metadata || undefined });
   }
 
   private append(record: OutputRecord, txn: Txn | null): void {

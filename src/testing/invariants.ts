@@ -56,7 +56,7 @@ export const invariants = Object.freeze({
   attemptBound,
   /** Every backoff delay lies within the policy's bounds, jitter included, and no attempt is early. */
   delaysWithinPolicy,
-  /** In blocking mode, successes keep per-key order. */
+  /** In blocking mode and with `retry.order: 'key'`, successes keep per-key order. */
   perKeyOrder,
   /** Inputs with the same dedup key yield a single outcome. */
   dedup,

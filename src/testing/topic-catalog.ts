@@ -3,7 +3,7 @@ import type { TopicSerdes } from './test-records.js';
 import { TestDriverError } from '../errors.js';
 
 /** What a topic is to the topology. */
-export type TopicRole = 'source' | 'retry-tier' | 'sink' | 'dead-letter';
+export type TopicRole = 'source' | 'retry-tier' | 'sink' | 'dead-letter' | 'changelog';
 
 /** A topic of the topology: its role, serdes, partitions and sub-topology. */
 export interface TopicInfo {
@@ -23,7 +23,8 @@ export interface TopicInfo {
 /**
  * The topics of a compiled topology as the TopologyTestDriver creates them, the way the
  * worker's `ensureTopics` does: sources with the partitions asked for (default 1); sinks,
- * DLQs and retry tiers with their node's partitions, else the source's.
+ * DLQs and retry tiers with their node's partitions, else the source's; the parked-records
+ * changelog of an `order: 'key'` chain with the source's.
  */
 export class TopicCatalog {
   private readonly topics = new Map<string, TopicInfo>();
@@ -57,6 +58,8 @@ export class TopicCatalog {
       for (const step of sub.steps)
         for (const tier of step.retryTiers)
           this.add({ topic: tier.topic, role: 'retry-tier', partitions: n, serdes: inputSerdes(step), subtopology: sub, step });
+      if (sub.parkedTopic !== null)
+        this.add({ topic: sub.parkedTopic, role: 'changelog', partitions: n, serdes: inputSerdes(first), subtopology: sub, step: first });
     }
     for (const sub of sources) {
       const n = countOf(sub.source.topic);

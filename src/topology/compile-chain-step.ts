@@ -147,7 +147,9 @@ export function compileChainStep(step: StepSource, ctx: StepContext): ChainStep 
   );
   const dedup = problems.attempt(() => (ctx.index === 0 ? resolveDedup(name, options.dedup) : null));
   const deadLetter = problems.attempt(() => deadLetterNode(name, options, { ...ctx, claim: claimDerived }), notAboutName);
-  const tierTopics = (retry?.tierDelaysMs ?? []).map((_, index) => retryTierTopic(ctx.applicationId, name, index));
+  // An `order: 'key'` step has no tier topics: its records wait at the task for the tiers' delays.
+  const tierTopics =
+    retry?.order === 'key' ? [] : (retry?.tierDelaysMs ?? []).map((_, index) => retryTierTopic(ctx.applicationId, name, index));
   tierTopics.forEach((topic, index) =>
     problems.attempt(() => {
       const tierNode = `${name}-retry-${index}`;
@@ -171,7 +173,7 @@ export function compileChainStep(step: StepSource, ctx: StepContext): ChainStep 
       timeoutMs: options.timeoutMs ?? null,
     }),
     deadLetter: deadLetter!,
-    retryTiers: List(retry!.tierDelaysMs.map((delayMs, index) => makeRetryTier({ index, delayMs, topic: tierTopics[index]! }))),
+    retryTiers: List(tierTopics.map((topic, index) => makeRetryTier({ index, delayMs: retry!.tierDelaysMs[index]!, topic }))),
     inputKeySerde: serdes!.key,
     inputValueSerde: serdes!.value,
   });

@@ -6,6 +6,7 @@ import type { BranchSpec, SubtopologyDefinition } from '../dsl/topology-builder.
 import { TopologyError } from '../errors.js';
 import { compileChainStep, type StepSource } from './compile-chain-step.js';
 import { compileSuccessRoutes } from './compile-success-routes.js';
+import { compileKeyOrder } from './compile-key-order.js';
 import { makeSourceNode, makeSubtopology, type ChainStep, type Subtopology } from './compiled-topology.js';
 import { parseOptions, serdeOrThrow, type ClaimNodeName } from './parse-options.js';
 import { nodeNameProblem, topicNameProblem } from './topic-names.js';
@@ -123,6 +124,8 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
         throw new TopologyError(dlq.name, `dead-letter topic '${dlq.topic}' is also a success sink of '${lastName}'`);
       });
   }
+  const taken = new Set([...(routes?.sinks.map((s) => s.topic) ?? []), ...steps.flatMap((s) => (s ? [s.deadLetter.topic] : []))]);
+  const keyOrder = problems.attempt(() => compileKeyOrder(applicationId, steps, taken, claim));
   problems.throwIfAny();
   const compiled = steps as ChainStep[];
   const first = compiled[0]!;
@@ -135,6 +138,8 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
     deadLetter: first.deadLetter,
     retryTiers: first.retryTiers,
     steps: List(compiled),
+    parkedTopic: keyOrder?.parkedTopic ?? null,
+    maxParkedKeys: keyOrder?.maxParkedKeys ?? null,
   });
 }
 

@@ -109,6 +109,14 @@ export interface SubtopologyProps {
   deadLetter: DeadLetterNode;
   retryTiers: List<RetryTier>;
   steps: List<ChainStep>;
+  /**
+   * `retry.order: 'key'` on a step: the compacted changelog topic of the records its tasks hold
+   * back per key (`<application.id>.<first processor>.parked`, the source's partitions); null
+   * when no step keeps key order.
+   */
+  parkedTopic: string | null;
+  /** With `parkedTopic`: the most keys one task holds records of; else null. */
+  maxParkedKeys: number | null;
 }
 export type Subtopology = RecordOf<SubtopologyProps>;
 
@@ -180,6 +188,8 @@ export const makeSubtopology = Record<SubtopologyProps>(
     deadLetter: makeDeadLetterNode(),
     retryTiers: List<RetryTier>(),
     steps: List<ChainStep>(),
+    parkedTopic: null,
+    maxParkedKeys: null,
   },
   'Subtopology',
 );
@@ -200,22 +210,37 @@ export function consumedTopics(topology: CompiledTopology): string[] {
   return [...topology.topicRoutes.keys()];
 }
 
-/** The topics weir writes to and creates at start when missing: sinks, DLQs, retry tiers. */
-export function producedTopics(topology: CompiledTopology): Array<{ topic: string; partitions: number | null; sourceTopic: string }> {
-  const out: Array<{ topic: string; partitions: number | null; sourceTopic: string }> = [];
+/** A topic weir writes to (see {@link producedTopics}). */
+export interface ProducedTopic {
+  readonly topic: string;
+  /** Partitions its node asks for; null: the worker's default, else its source's count. */
+  readonly partitions: number | null;
+  /** The source topic of its sub-topology. */
+  readonly sourceTopic: string;
+  /**
+   * A changelog (the parked records of `order: 'key'`): compacted, and always with exactly its
+   * source's partitions, as Kafka Streams' changelog topics (task n writes partition n).
+   */
+  readonly changelog?: true;
+}
+
+/** The topics weir writes to and creates at start when missing: sinks, DLQs, retry tiers, changelogs. */
+export function producedTopics(topology: CompiledTopology): ProducedTopic[] {
+  const out: ProducedTopic[] = [];
   const seen = new Set<string>();
-  const add = (topic: string, partitions: number | null, sourceTopic: string): void => {
-    if (seen.has(topic)) return;
-    seen.add(topic);
-    out.push({ topic, partitions, sourceTopic });
+  const add = (topic: ProducedTopic): void => {
+    if (seen.has(topic.topic)) return;
+    seen.add(topic.topic);
+    out.push(topic);
   };
   for (const sub of topology.subtopologies) {
-    const src = sub.source.topic;
-    for (const s of sub.sinks) add(s.topic, s.partitions, src);
+    const sourceTopic = sub.source.topic;
+    for (const s of sub.sinks) add({ topic: s.topic, partitions: s.partitions, sourceTopic });
     for (const step of sub.steps) {
-      add(step.deadLetter.topic, step.deadLetter.partitions, src);
-      for (const t of step.retryTiers) add(t.topic, null, src);
+      add({ topic: step.deadLetter.topic, partitions: step.deadLetter.partitions, sourceTopic });
+      for (const t of step.retryTiers) add({ topic: t.topic, partitions: null, sourceTopic });
     }
+    if (sub.parkedTopic !== null) add({ topic: sub.parkedTopic, partitions: null, sourceTopic, changelog: true });
   }
   return out;
 }

@@ -87,3 +87,34 @@ describe('describeTopology: processor chains', () => {
     expect(mermaid).toContain('s0n10[("write.dlq")]');
   });
 });
+
+describe("describeTopology: retry order 'key'", () => {
+  const ordered = compile(
+    topology('shop')
+      .source('orders', 'json')
+      .process('price', (r) => r.value, { retry: { mode: 'topics', order: 'key', tiers: ['1s', '10s'], maxParkedKeys: 50 } })
+      .process('ship', (r) => r.value, { retry: { maxAttempts: 2 } })
+      .branch({ success: sink('out') }),
+  );
+
+  it('shows the parked node with its changelog and limit, and the ordered step retrying through it, in all three formats', () => {
+    const [sub] = topologyDescription(ordered).subtopologies;
+    expect(sub!.nodes.find((n) => n.type === 'parked')).toEqual({
+      type: 'parked',
+      name: 'price-parked',
+      topic: 'shop.price.parked',
+      maxParkedKeys: 50,
+    });
+    expect(sub!.nodes.find((n) => n.name === 'price')!.retry).toMatchObject({ mode: 'topics', order: 'key', maxParkedKeys: 50 });
+    expect(sub!.nodes.some((n) => n.type === 'retry-tier')).toBe(false);
+    expect(sub!.edges.filter((e) => e.from === 'price-parked' || e.to === 'price-parked')).toEqual([
+      { from: 'price', to: 'price-parked', kind: 'retry', delayMs: 1000 },
+      { from: 'price-parked', to: 'price', kind: 'record' },
+    ]);
+    const text = describeTopology(ordered, 'text');
+    expect(text).toContain('retry: topics, maxAttempts: 3, delays: explicit tiers, no topics, order: key, maxHops: 3');
+    expect(text).toContain('Parked records: price-parked (changelog: shop.price.parked, compacted, maxParkedKeys: 50 per task;');
+    expect(text).toContain('--> ship, price-parked (retry after 1000ms), price-dlq (dlq)');
+    expect(describeTopology(ordered, 'mermaid')).toContain('[("shop.price.parked (parked, key order)")]');
+  });
+});

@@ -11,8 +11,16 @@ function nodeLine(node: NodeDescription, tierCount = 0): string {
       const dedup = node.dedup ? `, dedup: ${node.dedup.store} ${node.dedup.ttlMs}ms` : '';
       const backoff = `backoff: ${b.initialMs}ms ×${b.multiplier} ≤ ${b.maxMs}ms, jitter: ${b.jitter}`;
       const reuse = r.maxAttempts - 1 > tierCount ? ', the last reused' : '';
-      const how = r.tiers === undefined ? backoff : r.tiers === 'explicit' ? `tiers: explicit${reuse}` : `tiers: from ${backoff}${reuse}`;
-      const guards = r.mode === 'topics' ? `, maxHops: ${r.maxHops}` : '';
+      const how =
+        r.order === 'key'
+          ? `delays: ${r.tiers === 'explicit' ? 'explicit tiers, no topics' : backoff}`
+          : r.tiers === undefined
+            ? backoff
+            : r.tiers === 'explicit'
+              ? `tiers: explicit${reuse}`
+              : `tiers: from ${backoff}${reuse}`;
+      const order = r.order === 'key' ? ', order: key' : '';
+      const guards = r.mode === 'topics' ? `${order}, maxHops: ${r.maxHops}` : '';
       const c = node.chain;
       const step =
         c === undefined
@@ -27,6 +35,11 @@ function nodeLine(node: NodeDescription, tierCount = 0): string {
       return `Sink: ${node.name} (topic: ${node.topic}${node.predicate ? ', when: predicate' : ''}${node.multicast ? ', multicast: every output' : ''})`;
     case 'retry-tier':
       return `Retry tier: ${node.name} (topic: ${node.topic}, delay: ${node.delayMs}ms)`;
+    case 'parked':
+      return (
+        `Parked records: ${node.name} (changelog: ${node.topic}, compacted, maxParkedKeys: ${node.maxParkedKeys} per task; ` +
+        "a failed record waits at its task, its key's later records behind it)"
+      );
     case 'dead-letter':
       return `Dead-letter queue: ${node.name} (topic: ${node.topic})`;
   }
@@ -100,7 +113,8 @@ export function describeText(d: TopologyDescription): string {
     lines.push(`  Sub-topology: ${sub.id}`);
     for (const node of sub.nodes) {
       // A processor's own tiers: the targets of its retry edges that are tier nodes.
-      const tiers = sub.edges.filter((e) => e.kind === 'retry' && e.from === node.name && e.to !== node.name).length;
+      const tierNodes = new Set(sub.nodes.filter((n) => n.type === 'retry-tier').map((n) => n.name));
+      const tiers = sub.edges.filter((e) => e.kind === 'retry' && e.from === node.name && tierNodes.has(e.to)).length;
       lines.push(`    ${nodeLine(node, tiers)}`);
       if (node.type === 'processor') for (const detail of processorDetails(node)) lines.push(`      ${detail}`);
       const out = sub.edges.filter((e) => e.from === node.name);

@@ -18,6 +18,7 @@ function describeMermaid(d: TopologyDescription): string {
       const id = ids.get(node.name)!;
       if (node.type === 'processor') lines.push(`    ${id}["${label(node.name)}"]`);
       else if (node.type === 'retry-tier') lines.push(`    ${id}[("${label(`${node.topic} (${node.delayMs}ms)`)}")]`);
+      else if (node.type === 'parked') lines.push(`    ${id}[("${label(`${node.topic} (parked, key order)`)}")]`);
       else lines.push(`    ${id}[("${label(node.topic ?? node.name)}")]`);
     }
     for (const edge of sub.edges) {

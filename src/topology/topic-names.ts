@@ -46,3 +46,11 @@ export function retryTierTopic(applicationId: string, processor: string, tier: n
 export function defaultDeadLetterTopic(applicationId: string, processor: string): string {
   return `${applicationId}.${processor}.dlq`;
 }
+
+/**
+ * `<application.id>.<processor>.parked`: the compacted changelog of the records an
+ * `order: 'key'` chain holds back, named after the chain's first processor.
+ */
+export function parkedChangelogTopic(applicationId: string, processor: string): string {
+  return `${applicationId}.${processor}.parked`;
+}

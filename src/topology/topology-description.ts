@@ -7,7 +7,7 @@ import type { ChainStep, CompiledTopology, Subtopology } from './compiled-topolo
 
 /** One node of a {@link TopologyDescription}. */
 export interface NodeDescription {
-  readonly type: 'source' | 'processor' | 'sink' | 'retry-tier' | 'dead-letter';
+  readonly type: 'source' | 'processor' | 'sink' | 'retry-tier' | 'parked' | 'dead-letter';
   readonly name: string;
   /**
    * Processors of a chain (more than one processor on the source): the step's 1-based position,
@@ -27,6 +27,8 @@ export interface NodeDescription {
   readonly multicast?: true;
   /** Retry tiers: the tier's delay, ms. */
   readonly delayMs?: number;
+  /** The parked node (`order: 'key'`): the most keys one task holds records of (the least of its steps'). */
+  readonly maxParkedKeys?: number;
   readonly retry?: {
     readonly mode: string;
     readonly maxAttempts: number;
@@ -35,6 +37,9 @@ export interface NodeDescription {
     readonly maxReplays: number;
     /** Retry-topic mode: where the tier delays come from (`explicit` tiers or the `backoff` schedule). */
     readonly tiers?: 'explicit' | 'backoff';
+    /** `order: 'key'`: failed records wait at their task (the `parked` node), their key's later records behind them. */
+    readonly order?: 'key';
+    readonly maxParkedKeys?: number;
   };
   readonly dedup?: { readonly store: string; readonly ttlMs: number; readonly onStoreError: string };
   /** Processors: delay ranges, worst-case time to the DLQ and P(success within maxAttempts). */
@@ -78,6 +83,7 @@ function retryOf(policy: RetryPolicy): NonNullable<NodeDescription['retry']> {
     maxHops: policy.maxHops,
     maxReplays: policy.maxReplays,
     ...(policy.mode === 'topics' ? { tiers: policy.explicitTiers ? ('explicit' as const) : ('backoff' as const) } : {}),
+    ...(policy.order === 'key' ? { order: 'key' as const, maxParkedKeys: policy.maxParkedKeys! } : {}),
   };
 }
 
@@ -110,12 +116,19 @@ function processorNode(step: ChainStep, length: number): NodeDescription {
   };
 }
 
-/** A step's retry edges (in place, or through its tiers, with the tier nodes) and its DLQ edge. */
-function failureEdges(step: ChainStep, nodes: NodeDescription[], edges: EdgeDescription[]): void {
+/**
+ * A step's retry edges (in place, through its tiers with the tier nodes, or — `order: 'key'` —
+ * through its sub-topology's parked node, named `parked`) and its DLQ edge.
+ */
+function failureEdges(step: ChainStep, parked: string | undefined, nodes: NodeDescription[], edges: EdgeDescription[]): void {
   const p = step.processor;
   if (p.retry.maxAttempts > 1) {
     if (p.retry.mode === 'blocking') {
       edges.push({ from: p.name, to: p.name, kind: 'retry', delayMs: p.retry.backoff.initialMs });
+    }
+    if (p.retry.order === 'key' && parked !== undefined) {
+      edges.push({ from: p.name, to: parked, kind: 'retry', delayMs: p.retry.tierDelaysMs[0] ?? 0 });
+      edges.push({ from: parked, to: p.name, kind: 'record' });
     }
     for (const tier of step.retryTiers) {
       const name = `${p.name}-retry-${tier.index}`;
@@ -159,7 +172,10 @@ function describeSubtopology(sub: Subtopology): TopologyDescription['subtopologi
     });
     edges.push({ from: last.name, to: sink.name, kind: 'success', ...(multicast ? { multicast } : {}) });
   }
-  for (const step of steps) failureEdges(step, nodes, edges);
+  // order 'key': the records a task holds back, durable in its changelog topic.
+  const parked = sub.parkedTopic === null ? undefined : `${steps[0]!.processor.name}-parked`;
+  if (parked !== undefined) nodes.push({ type: 'parked', name: parked, topic: sub.parkedTopic!, maxParkedKeys: sub.maxParkedKeys! });
+  for (const step of steps) failureEdges(step, parked, nodes, edges);
   return { id: sub.id, nodes, edges };
 }
 

@@ -7,6 +7,7 @@ import { AbandonableCommits } from './abandonable-commits.js';
 import type { TaskFactory } from './task-factory.js';
 import type { TaskRunner } from './task-runner.js';
 import type { TaskHealth } from './worker-health.js';
+import type { TaskMetricsView } from '../observability/worker-metrics.js';
 
 /** A task start that failed is tried again after this long, ms. */
 const TASK_START_RETRY_MS = 1_000;
@@ -90,12 +91,14 @@ export class AssignedTasks {
   }
 
   /** Each assigned partition with its task's state and the next offset it will process (none while the task is created). */
-  views(): Array<Omit<TaskHealth, 'portRetry'> & { readonly position?: number }> {
+  views(): Array<Omit<TaskHealth, 'portRetry'> & Partial<Pick<TaskMetricsView, 'position' | 'parked'>>> {
     return this.partitions.map((tp) => {
       const id = taskId(tp);
       const task = this.runners.get(id)?.task;
       if (task === undefined) return { task: id, topic: tp.topic, partition: tp.partition, state: 'creating' };
-      return { task: id, topic: tp.topic, partition: tp.partition, state: task.currentState, position: task.position - task.buffered };
+      const { parked } = task;
+      const position = task.position - task.buffered;
+      return { task: id, topic: tp.topic, partition: tp.partition, state: task.currentState, position, ...(parked ? { parked } : {}) };
     });
   }
 

@@ -13,6 +13,7 @@ import { routeOf, type CompiledTopology } from '../topology/compiled-topology.js
 import type { SharedTransaction } from '../runtime/shared-transaction.js';
 import type { DedupStores } from './dedup-stores.js';
 import { TaskRunner } from './task-runner.js';
+import { restoreParked } from './restore-parked.js';
 import type { WorkerConfig } from '../config/worker-config.js';
 
 /** What the factory needs from the worker. */
@@ -67,6 +68,8 @@ export class TaskFactory {
   /**
    * @returns the started runners and the offset each must be fetched from
    * @throws the kafkajs error when producers or offsets cannot be had (the caller retries)
+   * @throws ParkedStateError when an `order: 'key'` task's changelog cannot be read back (the
+   *   caller logs it and retries; the partition is not processed meanwhile)
    */
   async create(
     partitions: readonly TopicPartition[],
@@ -92,6 +95,12 @@ export class TaskFactory {
       });
     }
     const startOffsets = await this.startOffsets(partitions, shared !== undefined);
+    // `order: 'key'`: after the producers' init and the stable offsets, so no predecessor's
+    // transaction can still add to a changelog partition.
+    const parked = await restoreParked(topology, this.options.client, this.options.admin, partitions).catch(async (error: unknown) => {
+      await Promise.all([...producers.values()].map((p) => p.disconnect().catch(() => undefined)));
+      throw error;
+    });
     const created: Array<{ tp: TopicPartition; runner: TaskRunner; startOffset: number }> = [];
     for (const tp of partitions) {
       const producer = producers.get(tp);
@@ -106,6 +115,7 @@ export class TaskFactory {
           : this.outputPorts(producer, hooks.committer);
       const processor = routeOf(topology, tp.topic)?.subtopology.processor.name;
       const dedupStore = processor === undefined ? undefined : this.options.dedupStores.forProcessor(processor);
+      const parkedRecords = parked.get(taskId(tp));
       const task = new PartitionTask({
         topology,
         topic: tp.topic,
@@ -118,6 +128,7 @@ export class TaskFactory {
         // exactly_once: process on while the last interval's transaction commits.
         overlapCommits: true,
         ...(dedupStore ? { dedupStore } : {}),
+        ...(parkedRecords ? { parked: parkedRecords } : {}),
         resilience: this.options.resilience,
         ...(this.options.tracer ? { tracer: this.options.tracer } : {}),
       });

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { PartitionTask } from '../runtime/partition-task.js';
-import type { PollResult } from '../runtime/poll-result.js';
+import { wakesOnRecords, type PollResult } from '../runtime/poll-result.js';
 import { CappedBackoff } from '../failure/capped-backoff.js';
 import { MAX_TIMER_MS } from '../dsl/options-schema.js';
 
@@ -124,7 +124,7 @@ export class TaskRunner {
       // An open circuit breaker pauses at once: its dependency is down, fetching more only fills memory.
       const longWait =
         result.kind === 'wait' &&
-        result.reason !== 'commit' &&
+        !wakesOnRecords(result.reason) &&
         (result.reason === 'circuit-open' || result.untilMs - Date.now() >= this.options.pauseAfterMs);
       if (full || longWait) this.setPaused(true);
       else if (this.task.buffered < this.options.maxBufferedRecords / 2) this.setPaused(false);
@@ -133,7 +133,7 @@ export class TaskRunner {
       if (this.task.currentState === 'suspended') await this.sleep(undefined, false);
       else if (result.kind === 'yield') await yieldToEventLoop();
       else if (result.kind === 'idle') await this.sleep(undefined, true);
-      else await this.sleep(result.untilMs, result.reason === 'commit');
+      else await this.sleep(result.untilMs, wakesOnRecords(result.reason));
       if (longWait) this.setPaused(this.task.buffered >= this.options.maxBufferedRecords);
     }
   }

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import type { KafkaAdmin } from '../kafka/kafka-admin.js';
+import type { KafkaClient } from '../kafka/kafka-client.js';
+import { topicRanges, type OffsetRange } from '../kafka/topic-range.js';
+import type { InputRecord, TopicPartition } from '../record/record-types.js';
+import { taskId } from '../record/task-id.js';
+import { readParkedChangelog } from '../runtime/parked-changelog.js';
+import { ParkedRecords } from '../runtime/parked-records.js';
+import { routeOf, type CompiledTopology } from '../topology/compiled-topology.js';
+
+/**
+ * The parked records of the new source tasks of `order: 'key'` sub-topologies, rebuilt from
+ * their partitions of the changelog topic, as Kafka Streams restores a state store from its
+ * changelog before a task runs. Each changelog is read once for all of `partitions`, from its
+ * start to its end offset now (the last stable offset: read_committed), with a throwaway group
+ * that commits nothing. Call it once the tasks' transactions are settled (kafkajs: after each
+ * task producer's `InitProducerId`; exactly_once_v2: after the start offsets read stable), so
+ * no transaction of a predecessor can still add to a changelog partition.
+ *
+ * @returns task id (`<topic>-<partition>`) → its parked records, for the tasks that keep key order
+ * @throws ParkedStateError naming `topic-partition@offset` when a changelog record cannot be read back
+ * @throws the client's error when the changelog cannot be read
+ */
+export async function restoreParked(
+  topology: CompiledTopology,
+  client: KafkaClient,
+  admin: KafkaAdmin,
+  partitions: readonly TopicPartition[],
+): Promise<Map<string, ParkedRecords>> {
+  const byChangelog = new Map<string, TopicPartition[]>();
+  for (const tp of partitions) {
+    const route = routeOf(topology, tp.topic);
+    const changelog = route?.tier === null ? route.subtopology.parkedTopic : null;
+    if (changelog === null || changelog === undefined) continue;
+    byChangelog.set(changelog, [...(byChangelog.get(changelog) ?? []), tp]);
+  }
+  const restored = new Map<string, ParkedRecords>();
+  for (const [changelog, tps] of byChangelog) {
+    const all = (await topicRanges(admin, changelog)) ?? new Map<number, OffsetRange>();
+    const ranges = new Map(tps.flatMap((tp) => (all.has(tp.partition) ? [[tp.partition, all.get(tp.partition)!] as const] : [])));
+    const records = new Map<number, InputRecord[]>();
+    await client.readTopicRange({
+      topic: changelog,
+      groupId: `${topology.applicationId}.restore.${randomUUID()}`,
+      ranges,
+      commit: false,
+      onRecords: async (batch) => {
+        for (const record of batch) {
+          const list = records.get(record.partition);
+          if (list === undefined) records.set(record.partition, [record]);
+          else list.push(record);
+        }
+      },
+    });
+    for (const tp of tps) restored.set(taskId(tp), ParkedRecords.rebuild(readParkedChangelog(records.get(tp.partition) ?? [])));
+  }
+  return restored;
+}
