@@ -3,20 +3,22 @@
  *
  * - `orders` (default): topologies/orders.ts, one processor, at_least_once, blocking retries.
  * - `fulfilment` (`npm run demo:fulfilment`): topologies/fulfilment.ts, a chain of two
- *   processors (retry topics at the second) with a fan-out to two sinks, exactly_once.
+ *   processors (per-key ordered retries at the second) with a fan-out to two sinks,
+ *   exactly_once; its orders are keyed by customer (200 customers), and each customer's must
+ *   reach the sinks in the order they were produced.
  *
  * 1. Starts the local Kafka broker (and Redis, if it does not answer).
  * 2. Creates the `orders` topic (6 partitions) and runs `weir run <topology>`. Both demos read
  *    `orders` in their own consumer groups, so a worker first catches up with the orders that
  *    runs of the other demo left (until its group's committed offsets reach the topic's end).
- * 3. Produces N orders (default 10 000, fixed seed, about 2 % malformed), keyed with this run's
- *    id, and waits until every one has an outcome (in every success sink, or in a DLQ); then
+ * 3. Produces N orders (default 10 000, fixed seed, about 2 % malformed), each with its id
+ *    (`<run id>-<n>`) in an `order-id` header, and waits until every one has an outcome (in every success sink, or in a DLQ); then
  *    stops the worker with SIGTERM.
  * 4. Prints a reconciliation of this run's orders: input, succeeded, dead-lettered by error
  *    class, retries (the worker's, since it caught up), duplicates, lost, and the time and
  *    records/s from the first order produced to the last outcome. Exits 1 if an order has no
- *    outcome, if one reached only some of its sinks, or (exactly_once) if anything was written
- *    twice.
+ *    outcome, if one reached only some of its sinks, if (keyed by customer) one reached a sink
+ *    before an earlier order of its customer, or (exactly_once) if anything was written twice.
  *
  * Env: DEMO_ORDERS (count), DEMO_SEED, ORDERS_FAILURE_RATE (the flaky dependency's, default
  * 0.1), DEMO_TIMEOUT_MS (default 300 000).
@@ -34,6 +36,8 @@ import { waitFor } from './lib/wait-for.js';
 import { startWorker } from './lib/worker-process.js';
 
 const SOURCE = 'orders';
+/** The header every produced order carries: its id (`<run id>-<n>`), kept on its outputs and dead letters. */
+const ORDER_ID = 'order-id';
 
 /** An example topology and where its outcomes go. */
 interface DemoSpec {
@@ -45,6 +49,11 @@ interface DemoSpec {
   /** An order that fails is written once to one of these. */
   readonly dlqs: readonly string[];
   readonly exactlyOnce: boolean;
+  /**
+   * Key the orders by customer, from this many customers (each has many orders), and check that
+   * each customer's orders reach the sinks in the order they were produced; default: keyed by order.
+   */
+  readonly customers?: number;
 }
 
 const DEMOS: Readonly<Record<string, DemoSpec>> = {
@@ -61,6 +70,7 @@ const DEMOS: Readonly<Record<string, DemoSpec>> = {
     sinks: ['orders.invoices', 'orders.shipments'],
     dlqs: ['orders-fulfilment.validate.dlq', 'orders-fulfilment.price.dlq'],
     exactlyOnce: true,
+    customers: 200,
   },
 };
 
@@ -133,14 +143,14 @@ async function main(): Promise<number> {
   await admin.disconnect();
 
   const runId = `demo-${randomUUID().slice(0, 8)}`;
-  const orders = generateOrders(count, runId, seed);
+  const orders = generateOrders(count, runId, seed, spec.customers === undefined ? {} : { customers: spec.customers });
   const expectedMalformed = orders.filter((o) => o.malformed !== null).length;
   log(`producing ${count} orders (seed ${seed}, ${expectedMalformed} malformed) to '${SOURCE}', run id ${runId}`);
   const began = Date.now();
   await produce(
     kafka,
     SOURCE,
-    orders.map((o) => ({ key: o.key, value: o.value })),
+    orders.map((o) => ({ key: o.key, value: o.value, headers: { [ORDER_ID]: o.id } })),
   );
 
   // The outputs of each order of this run: how many copies in each outcome topic.
@@ -149,7 +159,9 @@ async function main(): Promise<number> {
     spec.dlqs.some((t) => topics.has(t)) || spec.sinks.every((t) => topics.has(t));
   let withOutcome = 0;
   let scanned = 0;
-  const mine = (r: ReadRecord): boolean => r.key?.startsWith(`${runId}-`) === true;
+  // Outputs and dead letters keep their input's headers: the order id tells this run's apart.
+  const idOf = (r: ReadRecord): string | undefined => r.headers[ORDER_ID];
+  const mine = (r: ReadRecord): boolean => idOf(r)?.startsWith(`${runId}-`) === true;
   let lastReport = 0;
   const { records, complete } = await readTopics(kafka, OUTCOME_TOPICS, {
     from: startOffsets,
@@ -158,10 +170,10 @@ async function main(): Promise<number> {
       for (; scanned < rs.length; scanned++) {
         const r = rs[scanned]!;
         if (!mine(r)) continue;
-        const topics = copies.get(r.key!) ?? new Map<string, number>();
+        const topics = copies.get(idOf(r)!) ?? new Map<string, number>();
         const before = hasOutcome(topics);
         topics.set(r.topic, (topics.get(r.topic) ?? 0) + 1);
-        copies.set(r.key!, topics);
+        copies.set(idOf(r)!, topics);
         if (!before && hasOutcome(topics)) withOutcome++;
       }
       return withOutcome >= count;
@@ -179,9 +191,10 @@ async function main(): Promise<number> {
   log(`worker stopped with SIGTERM (exit code ${exitCode})`);
 
   const tally = reconcile(
-    orders.map((o) => o.key),
+    orders.map((o) => o.id),
     copies,
   );
+  const outOfOrder = spec.customers === undefined ? 0 : outOfKeyOrder(records.filter(mine), idOf);
   const dlq = records.filter((r) => mine(r) && spec.dlqs.includes(r.topic));
   const byClass = new Map<string, number>();
   for (const r of dlq) byClass.set(r.headers['weir.error.class'] ?? '?', (byClass.get(r.headers['weir.error.class'] ?? '?') ?? 0) + 1);
@@ -195,6 +208,7 @@ async function main(): Promise<number> {
   console.log(row('dead-lettered', tally.deadLettered));
   for (const [cls, n] of [...byClass].sort()) console.log(`${row(`  ${cls}`, n)}`);
   if (spec.sinks.length > 1) console.log(row('in some sinks only', tally.partial));
+  if (spec.customers !== undefined) console.log(row('out of customer order', outOfOrder));
   console.log(row('retries', retries));
   console.log(row('duplicates', tally.duplicates));
   console.log(row(complete ? 'lost' : 'no outcome in time', tally.lost));
@@ -214,6 +228,10 @@ async function main(): Promise<number> {
     console.error(`\ndemo: FAILED: the worker exited with ${exitCode} after SIGTERM`);
     return 1;
   }
+  if (outOfOrder > 0) {
+    console.error(`\ndemo: FAILED: ${outOfOrder} orders reached a sink before an earlier order of their customer`);
+    return 1;
+  }
   if (spec.exactlyOnce && tally.duplicates > 0) {
     console.error(`\ndemo: FAILED: ${tally.duplicates} outputs written twice under exactly_once`);
     return 1;
@@ -222,6 +240,23 @@ async function main(): Promise<number> {
     `\ndemo: ok: every order has an outcome in ${outcomeText}${tally.duplicates > 0 ? ` (${tally.duplicates} duplicates, allowed under at_least_once)` : spec.exactlyOnce ? ', exactly once' : ', no duplicates'}`,
   );
   return 0;
+}
+
+/**
+ * Orders that reached a sink after a later order of the same customer (in the same sink
+ * partition): with `order: 'key'`, none. `records` are in offset order per partition.
+ */
+function outOfKeyOrder(records: readonly ReadRecord[], idOf: (r: ReadRecord) => string | undefined): number {
+  const last = new Map<string, number>();
+  let out = 0;
+  for (const r of records) {
+    if (!spec.sinks.includes(r.topic)) continue;
+    const n = Number(idOf(r)!.slice(idOf(r)!.lastIndexOf('-') + 1));
+    const k = `${r.topic}/${r.partition}/${r.key}`;
+    if (n < (last.get(k) ?? -1)) out++;
+    else last.set(k, n);
+  }
+  return out;
 }
 
 /** The orders' outcomes from their output copies per topic; see {@link DemoSpec}. */

@@ -2,8 +2,9 @@
  * Property tests of topologies/fulfilment.ts (a chain of two processors with retry topics at the
  * second and a fan-out to two sinks) in weir's TopologyTestDriver, over a seeded customer
  * service: every order ends once in both sinks or once in a DLQ, priced right, retried at the
- * step that failed (retry topics let an order overtake an earlier one of its customer) — and
- * under exactly_once, whatever crashes, aborts and rebalances, nothing lost or written twice.
+ * step that failed, each customer's orders in input order (`order: 'key'`; `invariants.all`
+ * checks it) — and under exactly_once, whatever crashes, aborts and rebalances, nothing lost or
+ * written twice.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -36,11 +37,11 @@ function checkFulfilment(driver: TopologyTestDriver): void {
   }
   for (const dead of driver.deadLetters()) {
     expect([
-      ['price', 'CustomerServiceUnavailable', 3, 'orders-fulfilment.price.dlq'], // through both retry tiers
+      ['price', 'CustomerServiceUnavailable', 3, 'orders-fulfilment.price.dlq'], // parked twice at its task
       ['validate', 'NonRetriableError', 1, 'orders-fulfilment.validate.dlq'], // at once
       ['validate', 'DeserializationError', 0, 'orders-fulfilment.validate.dlq'],
     ]).toContainEqual([dead.processor, dead.errorClass, dead.attempts, dead.topic]);
-    // A lookup that failed went through the tiers to resume at `price`: its dead letter names that
+    // A lookup that failed waited at its task to resume at `price`: its dead letter names that
     // step (its value is price's input, validate's output) and holds an order of its key.
     if (dead.processor === 'price') expect([dead.headers['weir.step'], (dead.value as Order).customerId]).toEqual(['price', dead.key]);
   }

@@ -4,8 +4,11 @@
  */
 import fc from 'fast-check';
 
-/** One generated input record: its key, its raw value, and whether it is malformed. */
+/** One generated input record: its order id, its key, its raw value, and whether it is malformed. */
 export interface GeneratedOrder {
+  /** `<prefix>-<n>`: the n-th order of the run. */
+  readonly id: string;
+  /** The order id, or with `customers` the customer's id. */
   readonly key: string;
   readonly value: string;
   readonly malformed: 'bad-json' | 'invalid-order' | null;
@@ -31,22 +34,29 @@ const kind = fc.oneof(
 );
 
 /**
- * `count` orders with keys `<prefix>-<n>`; the same seed gives the same orders.
+ * `count` orders with ids `<prefix>-<n>`, keyed by their id or, with `customers`, by their
+ * customer's id (drawn from that many customers, `C00000`…, so each has many orders in a row);
+ * the same seed gives the same orders.
  *
- * @param prefix keys start with it (the demo uses a run id, to tell its records apart)
+ * @param prefix ids start with it (the demo uses a run id, to tell its records apart)
  */
-export function generateOrders(count: number, prefix: string, seed = 42): GeneratedOrder[] {
+export function generateOrders(count: number, prefix: string, seed = 42, options: { readonly customers?: number } = {}): GeneratedOrder[] {
   const samples = fc.sample(fc.tuple(kind, order), { seed, numRuns: count });
-  return samples.map(([k, o], i) => {
-    const key = `${prefix}-${i}`;
-    const full = { id: key, ...o };
-    if (k === 'bad-json') return { key, value: JSON.stringify(full).slice(0, 25), malformed: 'bad-json' };
+  const { customers } = options;
+  const picks = customers === undefined ? [] : fc.sample(fc.nat({ max: customers - 1 }), { seed: seed + 1, numRuns: count });
+  return samples.map(([k, sampled], i) => {
+    const id = `${prefix}-${i}`;
+    const o = customers === undefined ? sampled : { ...sampled, customerId: `C${String(picks[i]).padStart(5, '0')}` };
+    const key = customers === undefined ? id : o.customerId;
+    const full = { id, ...o };
+    if (k === 'bad-json') return { id, key, value: JSON.stringify(full).slice(0, 25), malformed: 'bad-json' };
     if (k === 'invalid-order')
       return {
+        id,
         key,
         value: JSON.stringify({ ...full, items: [{ sku: 'SKU-0000', quantity: 0, unitPriceCents: 100 }] }),
         malformed: 'invalid-order',
       };
-    return { key, value: JSON.stringify(full), malformed: null };
+    return { id, key, value: JSON.stringify(full), malformed: null };
   });
 }

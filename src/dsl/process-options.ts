@@ -50,9 +50,11 @@ export type RetryMode = (typeof RETRY_MODES)[number];
  * - `'none'` (default): a failed record goes to a tier topic and later records of its key may
  *   overtake it, as with Spring Kafka's `@RetryableTopic`;
  * - `'key'`: per-key ordered non-blocking retries, as Confluent's Parallel Consumer: the failed
- *   record waits at its task (kept durably in the compacted changelog topic
- *   `<application.id>.<first processor>.parked`), later records of its key wait behind it in
- *   offset order, and records of other keys flow on. Blocking mode is ordered already.
+ *   record waits at its task, kept durably in the compacted changelog topic
+ *   `<application.id>.<processor>.parked` (the chain's first processor with `order: 'key'`);
+ *   later records of its key wait behind it in offset order, and records of other keys flow on.
+ *   Every other retry-topic step of the chain must keep key order too. Blocking mode is ordered
+ *   already. `maxParkedKeys` bounds the keys a task holds back.
  */
 export type RetryOrder = (typeof RETRY_ORDERS)[number];
 

@@ -6,7 +6,7 @@ import type { ParkedRecord } from './parked-records.js';
 
 /**
  * The changelog of an `order: 'key'` chain's parked records: a compacted topic,
- * `<application.id>.<first processor>.parked` with the source's partition count, that
+ * `<application.id>.<first ordered processor>.parked` with the source's partition count, that
  * the task writes in the unit of work that parks, reschedules or resolves a record — so under
  * exactly_once in the same transaction as the outputs and the input offset — and reads from its
  * start when it takes the partition on, as Kafka Streams restores a state store from its

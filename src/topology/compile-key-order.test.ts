@@ -8,7 +8,7 @@ import { consumedTopics, producedTopics } from './compiled-topology.js';
 const keyOrder = { mode: 'topics', order: 'key', maxAttempts: 3 } as const;
 
 describe("compile: retry order 'key'", () => {
-  it('gives the sub-topology a compacted changelog named after its first processor, and the step no tier topics', () => {
+  it('gives the sub-topology a compacted changelog named after its (first) ordered processor, and the step no tier topics', () => {
     const compiled = compile(one({ retry: keyOrder }));
     const sub = compiled.subtopologies.get(0)!;
     expect(sub.parkedTopic).toBe('app.p.parked');
@@ -28,7 +28,7 @@ describe("compile: retry order 'key'", () => {
         .process('ship', fn, { retry: { ...keyOrder, maxParkedKeys: 20 } })
         .branch({ success: sink('out') }),
     );
-    expect(compiled.subtopologies.get(0)).toMatchObject({ parkedTopic: 'app.parse.parked', maxParkedKeys: 20 });
+    expect(compiled.subtopologies.get(0)).toMatchObject({ parkedTopic: 'app.price.parked', maxParkedKeys: 20 });
   });
 
   it('names the processor: order key in blocking mode, maxParkedKeys without it, and a retry-topic step that would break the order', () => {

@@ -5,7 +5,7 @@ import { parkedChangelogTopic, topicNameProblem } from './topic-names.js';
 
 /** A sub-topology's per-key order (`retry.order: 'key'`): its changelog topic and key limit. */
 export interface KeyOrder {
-  /** `<application.id>.<first processor>.parked`: the compacted changelog of the parked records. */
+  /** `<application.id>.<first ordered processor>.parked`: the compacted changelog of the parked records. */
   readonly parkedTopic: string;
   /** The most keys one task holds records of: the least `maxParkedKeys` of the ordered steps. */
   readonly maxParkedKeys: number;
@@ -42,7 +42,7 @@ export function compileKeyOrder(
       );
   }
   if (steps.length < chain.length) return null;
-  const owner = steps[0]!.processor.name;
+  const owner = first;
   const parkedTopic = parkedChangelogTopic(applicationId, owner);
   const node = `${owner}-parked`;
   const problem = topicNameProblem(parkedTopic);

@@ -111,7 +111,7 @@ export interface SubtopologyProps {
   steps: List<ChainStep>;
   /**
    * `retry.order: 'key'` on a step: the compacted changelog topic of the records its tasks hold
-   * back per key (`<application.id>.<first processor>.parked`, the source's partitions); null
+   * back per key (`<application.id>.<first ordered processor>.parked`, the source's partitions); null
    * when no step keeps key order.
    */
   parkedTopic: string | null;

@@ -49,7 +49,7 @@ export function defaultDeadLetterTopic(applicationId: string, processor: string)
 
 /**
  * `<application.id>.<processor>.parked`: the compacted changelog of the records an
- * `order: 'key'` chain holds back, named after the chain's first processor.
+ * `order: 'key'` chain holds back, named after the chain's first processor with `order: 'key'`.
  */
 export function parkedChangelogTopic(applicationId: string, processor: string): string {
   return `${applicationId}.${processor}.parked`;

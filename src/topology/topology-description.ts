@@ -173,7 +173,8 @@ function describeSubtopology(sub: Subtopology): TopologyDescription['subtopologi
     edges.push({ from: last.name, to: sink.name, kind: 'success', ...(multicast ? { multicast } : {}) });
   }
   // order 'key': the records a task holds back, durable in its changelog topic.
-  const parked = sub.parkedTopic === null ? undefined : `${steps[0]!.processor.name}-parked`;
+  const owner = steps.find((s) => s.processor.retry.order === 'key')?.processor.name;
+  const parked = sub.parkedTopic === null || owner === undefined ? undefined : `${owner}-parked`;
   if (parked !== undefined) nodes.push({ type: 'parked', name: parked, topic: sub.parkedTopic!, maxParkedKeys: sub.maxParkedKeys! });
   for (const step of steps) failureEdges(step, parked, nodes, edges);
   return { id: sub.id, nodes, edges };
