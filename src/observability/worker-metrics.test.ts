@@ -119,9 +119,14 @@ describe("WorkerMetrics: order 'key'", () => {
     let text = (await metrics.exposition()).body;
     expect(sample(text, 'weir_parked_keys{topic="orders",partition="0"}')).toBe(3);
     expect(sample(text, 'weir_parked_records{topic="orders",partition="0"}')).toBe(7);
+    expect(sample(text, 'weir_parked_full{topic="orders",partition="0"}')).toBe(0);
     expect(sample(text, 'weir_parked_keys{topic="orders",partition="1"}')).toBeUndefined();
+    parked = { keys: 3, records: 9, full: true };
+    text = (await metrics.exposition()).body;
+    expect(sample(text, 'weir_parked_full{topic="orders",partition="0"}')).toBe(1);
     parked = { keys: 0, records: 0, full: false };
     text = (await metrics.exposition()).body;
     expect(sample(text, 'weir_parked_records{topic="orders",partition="0"}')).toBe(0);
+    expect(sample(text, 'weir_parked_full{topic="orders",partition="0"}')).toBe(0);
   });
 });

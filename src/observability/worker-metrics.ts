@@ -71,6 +71,8 @@ export class WorkerMetrics {
   /** `weir_parked_keys` / `weir_parked_records`: what `order: 'key'` tasks hold back, per partition. */
   readonly parkedKeys: Gauge<'topic' | 'partition' | 'thread'>;
   readonly parkedRecords: Gauge<'topic' | 'partition' | 'thread'>;
+  /** `weir_parked_full`: 1 while an `order: 'key'` task is at `maxParkedKeys` (its partition pauses). */
+  readonly parkedFull: Gauge<'topic' | 'partition' | 'thread'>;
   private lagSource: LagSource | undefined;
   private resilience: { readonly registry: ResilienceRegistry; readonly now: () => number } | undefined;
   /** The `thread` label of the metrics that are one stream thread's state; none in a one-thread process. */
@@ -242,6 +244,11 @@ export class WorkerMetrics {
       'weir_parked_records',
       "Records an order: 'key' task holds back: failed ones and those waiting behind them",
       (p) => p.records,
+    );
+    this.parkedFull = parkedGauge(
+      'weir_parked_full',
+      "1 while an order: 'key' task is at maxParkedKeys: it takes no new record and its partition pauses",
+      (p) => (p.full ? 1 : 0),
     );
   }
 

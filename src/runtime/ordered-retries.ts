@@ -91,6 +91,12 @@ export class OrderedRetries {
     return this.parked.keys >= this.options.maxParkedKeys;
   }
 
+  /** Whether a parked head is due at `now` and not held for the breaker or budget (see {@link attemptDue}). */
+  isDue(now: number): boolean {
+    if (this.held !== undefined && now < this.held.untilMs) return false;
+    return this.parked.due(now) !== undefined;
+  }
+
   /**
    * Attempts the parked head that is due first, if one is due at `now`: its outputs (or its dead
    * letter) and its changelog entry join `unit`.
@@ -98,12 +104,9 @@ export class OrderedRetries {
    * @returns false when no head is due (or heads are held for the breaker or budget)
    */
   async attemptDue(now: number, unit: UnitOfWork): Promise<boolean> {
-    if (this.held !== undefined) {
-      if (now < this.held.untilMs) return false;
-      this.held = undefined;
-    }
-    const head = this.parked.due(now);
-    if (head === undefined) return false;
+    if (!this.isDue(now)) return false;
+    this.held = undefined;
+    const head = this.parked.due(now)!;
     const slot = this.slotOf(head);
     const attempted = this.options.chain.attempt(slot, slot.prepared!, now);
     const step = attempted instanceof Promise ? await attempted : attempted;

@@ -193,7 +193,8 @@ export class PartitionTask {
         const flushed = await this.flush(false);
         if (flushed !== undefined) return flushed;
       }
-      if (this.ordered !== undefined && (await this.ordered.attemptDue(this.options.clock.now(), this.flusher.unit))) {
+      const ordered = this.ordered;
+      if (ordered?.isDue(this.options.clock.now()) === true && (await ordered.attemptDue(this.options.clock.now(), this.flusher.unit))) {
         processed++;
         continue;
       }

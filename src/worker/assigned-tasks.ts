@@ -11,6 +11,8 @@ import type { TaskMetricsView } from '../observability/worker-metrics.js';
 
 /** A task start that failed is tried again after this long, ms. */
 const TASK_START_RETRY_MS = 1_000;
+/** A task the factory left out (its parked records cannot be restored) is tried again after this long, ms. */
+const LEFT_OUT_RETRY_MS = 10_000;
 
 /** The consumer the tasks fetch through (the worker's current one; it is replaced after a crash). */
 export interface TaskFetcher {
@@ -220,14 +222,24 @@ export class AssignedTasks {
         fetcher.resume(tp);
         logger.info({ task: taskId(tp), startOffset }, 'task started');
       }
+      // Tasks the factory left out (it logged why: parked records it cannot restore, which an
+      // operator must fix) are tried again, less often.
+      this.retryLater(partitions, generation, LEFT_OUT_RETRY_MS);
     } catch (error) {
       if (!this.options.active()) return;
       logger.error({ err: error, partitions: partitions.map(taskId) }, 'could not start tasks; retrying');
-      setTimeout(() => {
-        const still = partitions.filter((tp) => this.wanted(tp, generation) && !this.runners.has(taskId(tp)));
-        if (still.length > 0) void this.create(still, generation);
-      }, TASK_START_RETRY_MS);
+      this.retryLater(partitions, generation, TASK_START_RETRY_MS);
     }
+  }
+
+  /** Creates again, after a pause, those of `partitions` still wanted that have no task. */
+  private retryLater(partitions: readonly TopicPartition[], generation: number, delayMs: number): void {
+    const missing = (): TopicPartition[] => partitions.filter((tp) => this.wanted(tp, generation) && !this.runners.has(taskId(tp)));
+    if (missing().length === 0) return;
+    setTimeout(() => {
+      const still = missing();
+      if (still.length > 0) void this.create(still, generation);
+    }, delayMs);
   }
 
   /** A task ended: a fenced one (a zombie) is rebuilt while its partition stays assigned. */

@@ -4,6 +4,7 @@ import type { KafkaClient } from '../kafka/kafka-client.js';
 import { topicRanges, type OffsetRange } from '../kafka/topic-range.js';
 import type { InputRecord, TopicPartition } from '../record/record-types.js';
 import { taskId } from '../record/task-id.js';
+import { ParkedStateError } from '../errors.js';
 import { readParkedChangelog } from '../runtime/parked-changelog.js';
 import { ParkedRecords } from '../runtime/parked-records.js';
 import { routeOf, type CompiledTopology } from '../topology/compiled-topology.js';
@@ -17,8 +18,9 @@ import { routeOf, type CompiledTopology } from '../topology/compiled-topology.js
  * task producer's `InitProducerId`; exactly_once_v2: after the start offsets read stable), so
  * no transaction of a predecessor can still add to a changelog partition.
  *
- * @returns task id (`<topic>-<partition>`) → its parked records, for the tasks that keep key order
- * @throws ParkedStateError naming `topic-partition@offset` when a changelog record cannot be read back
+ * @returns task id (`<topic>-<partition>`) → its parked records, or the `ParkedStateError` (naming
+ *   `topic-partition@offset`) of a changelog partition that cannot be read back; only for the
+ *   tasks that keep key order
  * @throws the client's error when the changelog cannot be read
  */
 export async function restoreParked(
@@ -26,7 +28,7 @@ export async function restoreParked(
   client: KafkaClient,
   admin: KafkaAdmin,
   partitions: readonly TopicPartition[],
-): Promise<Map<string, ParkedRecords>> {
+): Promise<Map<string, ParkedRecords | ParkedStateError>> {
   const byChangelog = new Map<string, TopicPartition[]>();
   for (const tp of partitions) {
     const route = routeOf(topology, tp.topic);
@@ -34,7 +36,7 @@ export async function restoreParked(
     if (changelog === null || changelog === undefined) continue;
     byChangelog.set(changelog, [...(byChangelog.get(changelog) ?? []), tp]);
   }
-  const restored = new Map<string, ParkedRecords>();
+  const restored = new Map<string, ParkedRecords | ParkedStateError>();
   for (const [changelog, tps] of byChangelog) {
     const all = (await topicRanges(admin, changelog)) ?? new Map<number, OffsetRange>();
     const ranges = new Map(tps.flatMap((tp) => (all.has(tp.partition) ? [[tp.partition, all.get(tp.partition)!] as const] : [])));
@@ -52,7 +54,14 @@ export async function restoreParked(
         }
       },
     });
-    for (const tp of tps) restored.set(taskId(tp), ParkedRecords.rebuild(readParkedChangelog(records.get(tp.partition) ?? [])));
+    for (const tp of tps) {
+      try {
+        restored.set(taskId(tp), ParkedRecords.rebuild(readParkedChangelog(records.get(tp.partition) ?? [])));
+      } catch (error) {
+        if (!(error instanceof ParkedStateError)) throw error;
+        restored.set(taskId(tp), error);
+      }
+    }
   }
   return restored;
 }

@@ -14,6 +14,7 @@ import type { SharedTransaction } from '../runtime/shared-transaction.js';
 import type { DedupStores } from './dedup-stores.js';
 import { TaskRunner } from './task-runner.js';
 import { restoreParked } from './restore-parked.js';
+import { ParkedStateError } from '../errors.js';
 import type { WorkerConfig } from '../config/worker-config.js';
 
 /** What the factory needs from the worker. */
@@ -68,8 +69,8 @@ export class TaskFactory {
   /**
    * @returns the started runners and the offset each must be fetched from
    * @throws the kafkajs error when producers or offsets cannot be had (the caller retries)
-   * @throws ParkedStateError when an `order: 'key'` task's changelog cannot be read back (the
-   *   caller logs it and retries; the partition is not processed meanwhile)
+   *   A task whose `order: 'key'` changelog cannot be read back (a `ParkedStateError`, logged
+   *   here) is left out: its partition is not processed, and the caller tries it again.
    */
   async create(
     partitions: readonly TopicPartition[],
@@ -116,6 +117,15 @@ export class TaskFactory {
       const processor = routeOf(topology, tp.topic)?.subtopology.processor.name;
       const dedupStore = processor === undefined ? undefined : this.options.dedupStores.forProcessor(processor);
       const parkedRecords = parked.get(taskId(tp));
+      if (parkedRecords instanceof ParkedStateError) {
+        // The task does not start (its partition is not processed); the caller tries again.
+        this.options.logger.error(
+          { err: parkedRecords, task: taskId(tp) },
+          'cannot restore the parked records of the task; it does not start',
+        );
+        await producer?.disconnect().catch(() => undefined);
+        continue;
+      }
       const task = new PartitionTask({
         topology,
         topic: tp.topic,

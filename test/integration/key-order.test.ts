@@ -1,12 +1,15 @@
 /**
  * Per-key ordered non-blocking retries (`retry: { mode: 'topics', order: 'key' }`) on the real
- * broker, under exactly_once: a failed record waits at its task, durably in the compacted
- * changelog `<application id>.scripted.parked`, and its key's later records wait behind it.
- * SIGKILL the worker twice while records are parked, restart it, and every input ends exactly
- * once in the sink or the DLQ, each key's successes in input order, no tier topic in sight.
+ * broker:
+ * - under exactly_once, a failed record waits at its task, durably in the compacted changelog
+ *   `<application id>.scripted.parked`, and its key's later records wait behind it. SIGKILL the
+ *   worker twice while records are parked, restart it, and every input ends exactly once in the
+ *   sink or the DLQ, each key's successes in input order, no tier topic in sight;
+ * - a changelog record that cannot be read back stops its task's start with an error naming
+ *   `topic-partition@offset`; the other partitions are processed.
  */
 import { describe, expect, it } from 'vitest';
-import { endOffsets, type ReadRecord } from '../../scripts/lib/topic-io.js';
+import { endOffsets, produce, type ReadRecord } from '../../scripts/lib/topic-io.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 import { ScriptedScenarios, scriptOf, type Script } from './support/scripted-scenario.js';
@@ -95,8 +98,48 @@ describe(onClient("weir run (retry order 'key', exactly_once)"), () => {
     });
     expect(described.resources[0]?.configEntries.find((e) => e.configName === 'cleanup.policy')?.configValue).toBe('compact');
     console.log(
-      `[key-order-kill] ${scripts.length} inputs over ${KEYS} keys: ${records.length - dlqIds.length} in the sink (${retried} after retries), ${dlqIds.length} in the DLQ; changelog ${await changelogRecords()} records`,
+      `[key-order] ${scripts.length} inputs over ${KEYS} keys: ${records.length - dlqIds.length} in the sink (${retried} after retries), ${dlqIds.length} in the DLQ; changelog ${await changelogRecords()} records`,
     );
     expect(await third.stop('SIGTERM')).toBe(0);
+  });
+
+  it('does not start a task whose changelog partition holds a record it cannot read back, says why, and runs the others', async () => {
+    const sc = await scenarios.create('ko-bad', {
+      partitions: 2,
+      env: { WEIR_TEST_RETRY_MODE: 'topics', WEIR_TEST_RETRY_ORDER: 'key' },
+      args: ['--commit-interval-ms', '200'],
+    });
+    const changelog = `${sc.id}.scripted.parked`;
+    await fx.createTopics([{ topic: changelog, partitions: 2, config: { 'cleanup.policy': 'compact' } }]);
+    await produce(fx.kafka, changelog, [{ partition: 1, key: 'not-an-offset', value: 'x' }]);
+    const worker = sc.start();
+    const refused = await worker.waitForLog((l) => l.msg === 'cannot restore the parked records of the task; it does not start', 60_000);
+    expect(refused).toMatchObject({ task: `${sc.topics.source}-1`, err: { code: 'WEIR_PARKED_STATE' } });
+    expect((refused as { err?: { message?: string } }).err?.message).toBe(
+      `changelog record ${changelog}-1@0: its key is not an input offset ("not-an-offset")`,
+    );
+    await produce(
+      fx.kafka,
+      sc.topics.source,
+      Array.from({ length: 20 }, (_, seq) => ({ partition: seq % 2, key: `k${seq}`, value: JSON.stringify({ id: `r${seq}`, seq }) })),
+    );
+    // Partition 0 is processed; partition 1 is not, while its changelog cannot be read back.
+    const { records, complete } = await sc.outcomes((rs) => rs.length >= 10, 60_000);
+    expect(complete).toBe(true);
+    expect(records.map((r) => scriptOf(r).seq % 2)).toEqual(Array.from({ length: 10 }, () => 0));
+    const committed = async (): Promise<number[][]> =>
+      (await fx.admin.fetchOffsets({ groupId: sc.id, topics: [sc.topics.source] }))[0]!.partitions
+        .map((p) => [p.partition, Number(p.offset)])
+        .sort();
+    await waitFor(
+      async () => (await committed())[0]![1] === 10,
+      30_000,
+      () => 'partition 0 was not committed to its end',
+    );
+    expect(await committed()).toEqual([
+      [0, 10],
+      [1, -1],
+    ]);
+    expect(await worker.stop('SIGTERM')).toBe(0);
   });
 });
