@@ -237,7 +237,7 @@ async function main(): Promise<number> {
     return 1;
   }
   console.log(
-    `\ndemo: ok: every order has an outcome in ${outcomeText}${tally.duplicates > 0 ? ` (${tally.duplicates} duplicates, allowed under at_least_once)` : spec.exactlyOnce ? ', exactly once' : ', no duplicates'}`,
+    `\ndemo: ok: every order has an outcome in ${outcomeText}${tally.duplicates > 0 ? ` (${tally.duplicates} duplicates, allowed under at_least_once)` : spec.exactlyOnce ? ', exactly once' : ', no duplicates'}${spec.customers === undefined ? '' : ", each customer's orders in order"}`,
   );
   return 0;
 }

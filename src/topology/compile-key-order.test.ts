@@ -55,4 +55,18 @@ describe("compile: retry order 'key'", () => {
       "node 'p-parked': parked-records changelog topic 'app.p.parked' is also a sink or DLQ topic",
     );
   });
+
+  it('refuses a changelog topic that another sub-topology reads as its source or writes as a sink or DLQ', () => {
+    const ordered = (t: ReturnType<typeof topology>) =>
+      t.source('in', 'json').process('p', fn, { retry: keyOrder }).branch({ success: 'out' });
+    expect(
+      problemOf(ordered(topology('app')).source('app.p.parked', 'json').process('q', fn).branch({ success: 'out2' })).message,
+    ).toContain("source topic 'app.p.parked' is the parked-records changelog of processor 'p': weir writes and reads it itself");
+    expect(
+      problemOf(ordered(topology('app')).source('in2', 'json').process('q', fn).branch({ success: 'app.p.parked' })).message,
+    ).toContain("sink topic 'app.p.parked' is the parked-records changelog of processor 'p': weir writes it itself");
+    expect(
+      problemOf(ordered(topology('app')).source('in2', 'json').process('q', fn).branch({ success: 'out2', dlq: 'app.p.parked' })).message,
+    ).toContain("dead-letter topic 'app.p.parked' is the parked-records changelog of processor 'p'");
+  });
 });

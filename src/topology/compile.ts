@@ -180,6 +180,36 @@ export function compile(input: unknown, overrides: CompileOverrides = {}): Compi
         );
     }
   }
+  // A parked-records changelog (order 'key') is weir's own too: no source reads it, and no sink or
+  // DLQ of another sub-topology writes into it (its own sub-topology's are checked with it).
+  const changelogs = new Map(
+    subtopologies.flatMap((sub) =>
+      sub.parkedTopic === null
+        ? []
+        : [[sub.parkedTopic, sub.steps.find((s) => s.processor.retry.order === 'key')!.processor.name] as const],
+    ),
+  );
+  for (const sub of subtopologies) {
+    const owner = changelogs.get(sub.source.topic);
+    if (owner !== undefined)
+      problems.attempt(() =>
+        fail(
+          sub.source.name,
+          `source topic '${sub.source.topic}' is the parked-records changelog of processor '${owner}': weir writes and reads it itself`,
+        ),
+      );
+    const outputs = [
+      ...sub.sinks.map((sink) => ({ node: sink.name, what: 'sink', topic: sink.topic })),
+      ...sub.steps.map((step) => ({ node: step.deadLetter.name, what: 'dead-letter', topic: step.deadLetter.topic })),
+    ];
+    for (const { node, what, topic } of outputs) {
+      const parkedBy = changelogs.get(topic);
+      if (parkedBy !== undefined && topic !== sub.parkedTopic)
+        problems.attempt(() =>
+          fail(node, `${what} topic '${topic}' is the parked-records changelog of processor '${parkedBy}': weir writes it itself`),
+        );
+    }
+  }
   const loop = findTopicLoop(subtopologies);
   if (loop !== undefined) {
     const first = subtopologies.find((s) => s.source.topic === loop[0]);

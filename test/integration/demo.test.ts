@@ -53,7 +53,9 @@ describe(onClient('npm run demo'), () => {
     // calls, which the `price` step retries at its task; each customer's orders keep their order.
     expect((row('NonRetriableError') || 0) + (row('DeserializationError') || 0)).toBeGreaterThan(0);
     expect(row('retries')).toBeGreaterThan(0);
-    expect(stdout).toMatch(/demo: ok: every order has an outcome in orders\.invoices and orders\.shipments or in a DLQ .*, exactly once/);
+    expect(stdout).toMatch(
+      /demo: ok: every order has an outcome in orders\.invoices and orders\.shipments or in a DLQ .*, exactly once, each customer's orders in order/,
+    );
   }, 120_000);
 
   it('refuses an unknown demo, naming the known ones (exit 2)', async () => {
