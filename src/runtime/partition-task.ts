@@ -193,15 +193,15 @@ export class PartitionTask {
         const flushed = await this.flush(false);
         if (flushed !== undefined) return flushed;
       }
+      const t = this.options.clock.now();
       const ordered = this.ordered;
-      if (ordered?.isDue(this.options.clock.now()) === true && (await ordered.attemptDue(this.options.clock.now(), this.flusher.unit))) {
+      if (ordered?.isDue(t) === true && (await ordered.attemptDue(t, this.flusher.unit))) {
         processed++;
         continue;
       }
       const slot = this.buffer.head;
       // At maxParkedKeys no new record is taken: the buffer fills and the partition pauses.
-      if (slot === undefined || this.ordered?.full === true) break;
-      const t = this.options.clock.now();
+      if (slot === undefined || ordered?.full === true) break;
       if (slot.retry !== undefined && slot.retry.dueAt > t)
         return this.waitAfterFlush(slot.retry.dueAt, slot.retry.held ? 'circuit-open' : 'backoff');
       if (this.tier !== null) {
