@@ -11,7 +11,8 @@ import type { NativeClients } from './librdkafka-native-clients.js';
  * out after 10 s (`failFast`, the CLI tools: 5 s); `connect()` asks for the topic list, so an
  * unreachable broker fails there (`failFast`: within about 3 s). Committed offsets are the last
  * committed ones (offsets of a transaction still in flight are not read, as with kafkajs), or,
- * with `requireStable` (a new task's start offsets), only once no transaction holds them.
+ * with `requireStable` (a new task's start offsets, and always for `committedPosition`), only once
+ * no transaction holds them.
  * End offsets are the last stable offsets (`isolation.level=read_committed`).
  */
 export class LibrdkafkaAdmin implements KafkaAdmin {
@@ -100,23 +101,16 @@ export class LibrdkafkaAdmin implements KafkaAdmin {
   }
 
   async committedOffset(groupId: string, topic: string, partition: number): Promise<number | undefined> {
-    return (await this.committed(groupId, [{ topic, partition }], false)).get(partition);
+    return (await this.committed(groupId, [{ topic, partition }], false)).get(partition)?.offset;
   }
 
+  /**
+   * Read with `require_stable`: a transaction whose commit the coordinator has decided but whose
+   * markers are not yet written answers UNSTABLE_OFFSET_COMMIT (asked again), so the position
+   * read is the one the last ended transaction left, never the one before it.
+   */
   async committedPosition(groupId: string, topic: string, partition: number): Promise<CommittedPosition | undefined> {
-    const [result] = await this.request<
-      Array<{ error?: Error; partitions: Array<{ partition: number; offset: number; metadata?: string | null; error?: Error }> }>
-    >((a, cb) =>
-      a.listConsumerGroupOffsets(
-        [{ groupId, partitions: [{ topic, partition }] }],
-        { timeout: this.timeout, requireStableOffsets: false },
-        cb,
-      ),
-    );
-    if (result?.error !== undefined) throw result.error;
-    const p = result?.partitions.find((q) => q.partition === partition);
-    if (p?.error !== undefined) throw p.error;
-    return p === undefined || p.offset < 0 ? undefined : { offset: p.offset, metadata: p.metadata || undefined };
+    return (await this.committed(groupId, [{ topic, partition }], true)).get(partition);
   }
 
   async committedOffsets(
@@ -131,15 +125,16 @@ export class LibrdkafkaAdmin implements KafkaAdmin {
       if (described === undefined || described.error !== undefined) return new Map();
       asked = described.partitions.map((p) => p.partition);
     }
-    return this.committed(
+    const positions = await this.committed(
       groupId,
       asked.map((partition) => ({ topic, partition })),
       options.requireStable === true,
     );
+    return new Map([...positions].map(([partition, p]) => [partition, p.offset]));
   }
 
   /**
-   * Committed offsets of partitions of one topic. A partition's error fails the read: it is
+   * Committed offsets, with their metadata, of partitions of one topic. A partition's error fails the read: it is
    * never taken for "no offset", which would start a task at the log start.
    *
    * - By default the last committed ones: offsets a transaction still in flight added are not
@@ -156,13 +151,13 @@ export class LibrdkafkaAdmin implements KafkaAdmin {
     groupId: string,
     partitions: Array<{ topic: string; partition: number }>,
     requireStable: boolean,
-  ): Promise<Map<number, number>> {
-    const offsets = new Map<number, number>();
+  ): Promise<Map<number, CommittedPosition>> {
+    const offsets = new Map<number, CommittedPosition>();
     const deadline = Date.now() + this.timeout;
     let pending = partitions;
     while (pending.length > 0) {
       const [result] = await this.request<
-        Array<{ error?: Error; partitions: Array<{ partition: number; offset: number; error?: Error }> }>
+        Array<{ error?: Error; partitions: Array<{ partition: number; offset: number; metadata?: string | null; error?: Error }> }>
       >((a, cb) =>
         a.listConsumerGroupOffsets([{ groupId, partitions: pending }], { timeout: this.timeout, requireStableOffsets: requireStable }, cb),
       );
@@ -170,7 +165,7 @@ export class LibrdkafkaAdmin implements KafkaAdmin {
       const unstable = new Set<number>();
       for (const p of result?.partitions ?? []) {
         if (p.error === undefined) {
-          if (p.offset >= 0) offsets.set(p.partition, p.offset);
+          if (p.offset >= 0) offsets.set(p.partition, { offset: p.offset, metadata: p.metadata || undefined });
         } else if (requireStable && codeOf(p.error) === ERR.UNSTABLE_OFFSET_COMMIT && Date.now() < deadline) unstable.add(p.partition);
         else throw p.error;
       }

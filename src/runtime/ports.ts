@@ -70,7 +70,13 @@ export interface TransactionalProducer {
 export interface OffsetReader {
   /** The committed offset (next offset to read) of a partition, or undefined when none. */
   committedOffset(groupId: string, topic: string, partition: number): Promise<number | undefined>;
-  /** The committed offset of a partition and the metadata committed with it, or undefined when none. */
+  /**
+   * The committed offset of a partition and the metadata committed with it, or undefined when
+   * none. A transaction that has committed but whose markers are not yet written may not show:
+   * librdkafka reads with `require_stable` (KIP-447) and waits for it; kafkajs (no KIP-447 offset
+   * fetch) may read the position before it. The exactly_once writer reads only after `reset()`,
+   * whose InitProducerId returns once its own earlier transactions are complete.
+   */
   committedPosition(groupId: string, topic: string, partition: number): Promise<CommittedPosition | undefined>;
 }
 
