@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { loadWorkerConfig, type WorkerConfig } from '../config/worker-config.js';
+import { loadWorkerConfig } from '../config/worker-config.js';
 import { loadTopology } from '../host/load-topology.js';
 import { exitCodeOf, reportError } from '../host/report-error.js';
 import { StopSignals } from '../host/stop-signals.js';
 import { StreamProcess } from '../host/stream-process.js';
 import { StreamThreadsStartError } from '../host/stream-threads-start-error.js';
-import type { CompileOverrides } from '../topology/compile.js';
+import { compileOverridesOf } from '../config/compile-overrides.js';
 
 /** Flags of `weir run` (commander's camelCase names). */
 interface RunFlags {
@@ -89,7 +89,7 @@ async function run(file: string, flags: RunFlags): Promise<number> {
   let streamProcess: StreamProcess;
   try {
     const config = loadWorkerConfig(configFlags(flags), process.env);
-    const overrides = compileOverrides(config);
+    const overrides = compileOverridesOf(config);
     // Loaded here too with stream threads: a bad file fails before any thread starts.
     const topology = await loadTopology(file, overrides);
     streamProcess = new StreamProcess({ file, topology, overrides, config, verbose, signals });
@@ -115,14 +115,5 @@ function configFlags(flags: RunFlags): Record<string, string | undefined> {
     processingGuarantee: guarantee as string | undefined,
     topicPartitions: partitions as string | undefined,
     groupInstanceIds: groupInstanceId as string | undefined,
-  };
-}
-
-/** What the config overrides of the topology file's own settings. */
-function compileOverrides(config: WorkerConfig): CompileOverrides {
-  return {
-    ...(config.applicationId ? { applicationId: config.applicationId } : {}),
-    ...(config.processingGuarantee ? { processingGuarantee: config.processingGuarantee } : {}),
-    ...(config.commitIntervalMs ? { commitIntervalMs: config.commitIntervalMs } : {}),
   };
 }

@@ -190,22 +190,26 @@ const DEFAULTS: Partial<Record<Key, string>> = {
   client: 'kafkajs',
 };
 
+/** Flags as {@link loadWorkerConfig} takes them: commander's camelCase names, as strings. */
+export type ConfigFlags = Readonly<Partial<Record<Key, string | number | undefined>>>;
+
 /**
- * Builds the worker configuration: flags win over environment variables, which win over
- * defaults (`KAFKA_BROKERS` 127.0.0.1:9092, `REDIS_URL` redis://127.0.0.1:6379, log level
- * info, session timeout 30 s, ...). Validated with zod.
+ * The settings of `keys`, from flags over environment variables over defaults, validated with
+ * the same rules as {@link loadWorkerConfig} (which reads every key this way).
  *
- * @param flags parsed command-line options (commander's camelCase names, as strings)
- * @param env the environment, e.g. `process.env`
- * @throws ConfigError naming the flag or environment variable that holds the bad value
+ * @returns the parsed settings and, per key, where its value came from (the flag, the variable,
+ *   or `<variable> (default)`)
+ * @throws ConfigError naming the flag or environment variable that holds the bad value (the
+ *   first; the others in its `others`)
  */
-export function loadWorkerConfig(
-  flags: Readonly<Partial<Record<Key, string | number | undefined>>>,
+export function readConfigSettings<K extends Key>(
+  keys: readonly K[],
+  flags: ConfigFlags,
   env: Readonly<Record<string, string | undefined>>,
-): WorkerConfig {
+): { readonly settings: Pick<z.infer<typeof schema>, K>; readonly origin: Partial<Record<K, string>> } {
   const raw: Partial<Record<Key, string>> = {};
   const origin: Partial<Record<Key, string>> = {};
-  for (const key of Object.keys(CONFIG_SOURCES) as Key[]) {
+  for (const key of keys) {
     const { flag, env: name } = CONFIG_SOURCES[key];
     const fromFlag = flags[key];
     const fromEnv = key === 'logLevel' ? (env[name] ?? env['LOG_LEVEL']) : env[name];
@@ -223,7 +227,8 @@ export function loadWorkerConfig(
       origin[key] = `${name} (default)`;
     }
   }
-  const parsed = schema.safeParse(raw);
+  const picked = schema.pick(Object.fromEntries(keys.map((k) => [k, true])) as Partial<Record<Key, true>>);
+  const parsed = picked.safeParse(raw);
   if (!parsed.success) {
     // Every bad value at once, one problem per key (the first zod found for it).
     const problems = new Map<string, string>();
@@ -235,7 +240,20 @@ export function loadWorkerConfig(
     const [first, ...others] = [...problems];
     throw new ConfigError(first![0], first![1], others);
   }
-  const c = parsed.data;
+  return { settings: parsed.data as unknown as Pick<z.infer<typeof schema>, K>, origin };
+}
+
+/**
+ * Builds the worker configuration: flags win over environment variables, which win over
+ * defaults (`KAFKA_BROKERS` 127.0.0.1:9092, `REDIS_URL` redis://127.0.0.1:6379, log level
+ * info, session timeout 30 s, ...). Validated with zod.
+ *
+ * @param flags parsed command-line options (commander's camelCase names, as strings)
+ * @param env the environment, e.g. `process.env`
+ * @throws ConfigError naming the flag or environment variable that holds the bad value
+ */
+export function loadWorkerConfig(flags: ConfigFlags, env: Readonly<Record<string, string | undefined>>): WorkerConfig {
+  const { settings: c, origin } = readConfigSettings(Object.keys(CONFIG_SOURCES) as Key[], flags, env);
   if (c.metricsHost !== undefined && c.metricsPort === undefined)
     throw new ConfigError(
       origin.metricsHost ?? 'WEIR_METRICS_HOST',

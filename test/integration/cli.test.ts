@@ -239,6 +239,38 @@ export default topology('app').source('in').process('enrich', (r) => r.value, { 
     expect(bad.stderr).not.toContain('--verbose');
   });
 
+  it('describes and validates the topology as `weir run` would run it: --guarantee and --commit-interval-ms, or their env, override the file', async () => {
+    const header = (stdout: string): string | undefined => stdout.split('\n')[0];
+    expect(header((await weir(['describe', 'topologies/orders.ts'])).stdout)).toContain(
+      'processing.guarantee: at_least_once, commit.interval.ms: 1000',
+    );
+    // exactly_once brings Kafka Streams' commit interval default with it (100 ms).
+    expect(header((await weir(['describe', 'topologies/orders.ts', '--guarantee', 'exactly_once'])).stdout)).toContain(
+      'processing.guarantee: exactly_once, commit.interval.ms: 100',
+    );
+    const fromEnv = await weir(['describe', 'topologies/orders.ts', '--format', 'json'], {
+      WEIR_PROCESSING_GUARANTEE: 'exactly_once',
+      WEIR_COMMIT_INTERVAL_MS: '250',
+    });
+    expect(JSON.parse(fromEnv.stdout)).toMatchObject({ processingGuarantee: 'exactly_once', commitIntervalMs: 250 });
+    // The flag wins over the environment, as with `weir run`.
+    const flagWins = await weir(['describe', 'topologies/orders.ts', '--guarantee', 'at_least_once'], {
+      WEIR_PROCESSING_GUARANTEE: 'exactly_once',
+    });
+    expect(header(flagWins.stdout)).toContain('processing.guarantee: at_least_once');
+    for (const [args, env, name] of [
+      [['--guarantee', 'exactly-once'], {}, '--guarantee'],
+      [['--commit-interval-ms', '0'], {}, '--commit-interval-ms'],
+      [[], { WEIR_PROCESSING_GUARANTEE: 'maybe' }, 'WEIR_PROCESSING_GUARANTEE'],
+    ] as const) {
+      for (const command of ['describe', 'validate']) {
+        const bad = await weir([command, 'topologies/orders.ts', ...args], env);
+        expect(bad.code, `${command} ${args.join(' ')}`).toBe(2);
+        expect(bad.stderr).toContain(`invalid config '${name}'`);
+      }
+    }
+  });
+
   it("describe says how long an outage a breaker rides out: the docs' example rides out a 2-minute outage (issue 23)", async () => {
     // The options exactly as docs/retry-and-dlq.md shows them, so the docs cannot drift back.
     const docs = readFileSync(path.join(repoRoot, 'docs', 'retry-and-dlq.md'), 'utf8');
