@@ -112,6 +112,20 @@ describe('resolveRetryPolicy: key order', () => {
       'retry.maxParkedKeys must be an integer ≥ 1 (got 0)',
     ]);
   });
+
+  it('reports the rules across mode, order, tiers and maxParkedKeys also when another field is invalid', () => {
+    expect(problems({ order: 'key', maxParkedKeys: 0 })).toEqual([
+      'retry.maxParkedKeys must be an integer ≥ 1 (got 0)',
+      "retry.order 'key' is only valid with retry.mode 'topics' (blocking mode keeps the order already: a failed record holds its partition)",
+    ]);
+    expect(problems({ maxAttempts: 0, tiers: ['1s'], maxParkedKeys: 2 })).toEqual([
+      'retry.maxAttempts must be an integer ≥ 1 (got 0)',
+      "retry.tiers is only valid with retry.mode 'topics'",
+      "retry.maxParkedKeys is only valid with retry.order 'key'",
+    ]);
+    // A rule whose own field is invalid is not checked: the field's problem says enough.
+    expect(problems({ mode: 'sideways', order: 'key' })).toEqual(["retry.mode must be 'blocking' or 'topics' (got \"sideways\")"]);
+  });
 });
 
 describe('resolveRetryPolicy: defaults', () => {

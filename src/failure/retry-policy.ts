@@ -35,7 +35,20 @@ export interface RetryPolicy extends Omit<z.output<typeof retrySchema>, 'backoff
  */
 export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPolicy | string[] {
   const parsed = retrySchema.safeParse(options ?? {});
-  if (!parsed.success) return optionProblems(retrySchema, options, parsed.error, { prefix: 'retry', root: 'retry' });
+  if (!parsed.success) {
+    const fields = optionProblems(retrySchema, options, parsed.error, { prefix: 'retry', root: 'retry' });
+    // The rules across mode, order, tiers and maxParkedKeys, on the fields that are valid on
+    // their own: a bad value elsewhere does not hide them until it is fixed.
+    const valid = (field: string): boolean => !parsed.error.issues.some((i) => i.path[0] === field || i.path.length === 0);
+    const raw = (typeof options === 'object' && options !== null ? options : {}) as Partial<Record<string, unknown>>;
+    const across = modeProblems({
+      mode: valid('mode') ? ((raw['mode'] as string | undefined) ?? 'blocking') : undefined,
+      order: valid('order') ? ((raw['order'] as string | undefined) ?? 'none') : undefined,
+      tiers: valid('tiers') ? raw['tiers'] !== undefined : undefined,
+      maxParkedKeys: raw['maxParkedKeys'] !== undefined,
+    });
+    return [...fields, ...across];
+  }
   const { backoff: b, tiers, ...o } = parsed.data;
   const problems: string[] = [];
   // Explicit tiers without maxAttempts: one retry per tier (`['1s', '10s', '1m']` → 4 attempts).
@@ -44,7 +57,6 @@ export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPoli
   if (maxMs < b.initialMs) problems.push(`retry.backoff.maxMs (${maxMs}) is less than retry.backoff.initialMs (${b.initialMs})`);
   const explicit = tiers?.map((tier) => parseDurationMs(tier) as number);
   if (explicit !== undefined) {
-    if (o.mode !== 'topics') problems.push(`retry.tiers is only valid with retry.mode 'topics'`);
     if (maxAttempts - 1 < explicit.length) {
       problems.push(
         `retry.tiers has ${explicit.length} tier(s) but retry.maxAttempts (${maxAttempts}) allows only ${maxAttempts - 1} retr${maxAttempts === 2 ? 'y' : 'ies'}: ` +
@@ -52,11 +64,9 @@ export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPoli
       );
     }
   }
-  if (o.order === 'key' && o.mode !== 'topics')
-    problems.push(
-      "retry.order 'key' is only valid with retry.mode 'topics' (blocking mode keeps the order already: a failed record holds its partition)",
-    );
-  if (o.maxParkedKeys !== undefined && o.order !== 'key') problems.push("retry.maxParkedKeys is only valid with retry.order 'key'");
+  problems.push(
+    ...modeProblems({ mode: o.mode, order: o.order, tiers: tiers !== undefined, maxParkedKeys: o.maxParkedKeys !== undefined }),
+  );
   if (problems.length > 0) return problems;
 
   const backoff: Backoff = Object.freeze({ ...b, maxMs });
@@ -72,6 +82,22 @@ export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPoli
     order: o.order,
     maxParkedKeys: o.order === 'key' ? (o.maxParkedKeys ?? DEFAULT_MAX_PARKED_KEYS) : null,
   });
+}
+
+/**
+ * The rules across `retry.mode`, `retry.order`, `retry.tiers` and `retry.maxParkedKeys` (given:
+ * true). A field left `undefined` was invalid on its own, and the rules that need it are skipped.
+ */
+function modeProblems(o: { mode?: string; order?: string; tiers?: boolean; maxParkedKeys?: boolean }): string[] {
+  const problems: string[] = [];
+  if (o.tiers === true && o.mode !== undefined && o.mode !== 'topics') problems.push(`retry.tiers is only valid with retry.mode 'topics'`);
+  if (o.order === 'key' && o.mode !== undefined && o.mode !== 'topics')
+    problems.push(
+      "retry.order 'key' is only valid with retry.mode 'topics' (blocking mode keeps the order already: a failed record holds its partition)",
+    );
+  if (o.maxParkedKeys === true && o.order !== undefined && o.order !== 'key')
+    problems.push("retry.maxParkedKeys is only valid with retry.order 'key'");
+  return problems;
 }
 
 /**

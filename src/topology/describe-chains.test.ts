@@ -105,14 +105,20 @@ describe("describeTopology: retry order 'key'", () => {
       topic: 'shop.price.parked',
       maxParkedKeys: 50,
     });
-    expect(sub!.nodes.find((n) => n.name === 'price')!.retry).toMatchObject({ mode: 'topics', order: 'key', maxParkedKeys: 50 });
+    expect(sub!.nodes.find((n) => n.name === 'price')!.retry).toMatchObject({
+      mode: 'topics',
+      order: 'key',
+      maxParkedKeys: 50,
+      tiers: 'explicit',
+      delaysMs: [1000, 10_000],
+    });
     expect(sub!.nodes.some((n) => n.type === 'retry-tier')).toBe(false);
     expect(sub!.edges.filter((e) => e.from === 'price-parked' || e.to === 'price-parked')).toEqual([
       { from: 'price', to: 'price-parked', kind: 'retry', delayMs: 1000 },
       { from: 'price-parked', to: 'price', kind: 'record' },
     ]);
     const text = describeTopology(ordered, 'text');
-    expect(text).toContain('retry: topics, maxAttempts: 3, delays: explicit tiers, no topics, order: key, maxHops: 3');
+    expect(text).toContain('retry: topics, maxAttempts: 3, delays at the task: 1000ms, 10000ms, order: key, maxHops: 3');
     expect(text).toContain('Parked records: price-parked (changelog: shop.price.parked, compacted, maxParkedKeys: 50 per task;');
     expect(text).toContain('--> ship, price-parked (retry after 1000ms), price-dlq (dlq)');
     expect(describeTopology(ordered, 'mermaid')).toContain('[("shop.price.parked (parked, key order)")]');

@@ -13,7 +13,7 @@ function nodeLine(node: NodeDescription, tierCount = 0): string {
       const reuse = r.maxAttempts - 1 > tierCount ? ', the last reused' : '';
       const how =
         r.order === 'key'
-          ? `delays: ${r.tiers === 'explicit' ? 'explicit tiers, no topics' : backoff}`
+          ? `delays at the task: ${r.delaysMs !== undefined ? r.delaysMs.map((d) => `${d}ms`).join(', ') : backoff}`
           : r.tiers === undefined
             ? backoff
             : r.tiers === 'explicit'

@@ -37,6 +37,8 @@ export interface NodeDescription {
     readonly maxReplays: number;
     /** Retry-topic mode: where the tier delays come from (`explicit` tiers or the `backoff` schedule). */
     readonly tiers?: 'explicit' | 'backoff';
+    /** Explicit tiers: their delays, ms, in order (the last one reused past them). */
+    readonly delaysMs?: readonly number[];
     /** `order: 'key'`: failed records wait at their task (the `parked` node), their key's later records behind them. */
     readonly order?: 'key';
     readonly maxParkedKeys?: number;
@@ -83,6 +85,7 @@ function retryOf(policy: RetryPolicy): NonNullable<NodeDescription['retry']> {
     maxHops: policy.maxHops,
     maxReplays: policy.maxReplays,
     ...(policy.mode === 'topics' ? { tiers: policy.explicitTiers ? ('explicit' as const) : ('backoff' as const) } : {}),
+    ...(policy.mode === 'topics' && policy.explicitTiers ? { delaysMs: [...policy.tierDelaysMs] } : {}),
     ...(policy.order === 'key' ? { order: 'key' as const, maxParkedKeys: policy.maxParkedKeys! } : {}),
   };
 }
