@@ -47,17 +47,33 @@ describe('operations files', () => {
       'weir_commit_duration_seconds_bucket',
       'weir_circuit_state',
       'weir_task_state',
+      'weir_parked_keys',
+      'weir_parked_records',
+      'weir_parked_full',
     ])
       expect(used).toContain(name);
   });
 
-  it('the Prometheus alert rules name only metrics weir exports, and cover lag, dead letters, an open breaker and missing commits', () => {
+  it('the Prometheus alert rules name only metrics weir exports, and cover lag, dead letters, an open breaker, missing commits and a partition at maxParkedKeys', () => {
     const rules = read('deploy/prometheus/weir-alerts.yml');
     const alerts = [...rules.matchAll(/- alert: (\w+)/g)].map((m) => m[1]);
-    expect(alerts).toEqual(['WeirConsumerLagGrowing', 'WeirDeadLetterRate', 'WeirCircuitBreakerOpen', 'WeirNoCommits', 'WeirPortErrors']);
+    expect(alerts).toEqual([
+      'WeirConsumerLagGrowing',
+      'WeirDeadLetterRate',
+      'WeirCircuitBreakerOpen',
+      'WeirNoCommits',
+      'WeirPortErrors',
+      'WeirParkedKeysFull',
+    ]);
     const used = new Set(metricNames(rules));
     expect([...used].filter((name) => !exported.has(name))).toEqual([]);
-    for (const name of ['weir_consumer_lag_records', 'weir_dead_letters_total', 'weir_circuit_state', 'weir_commits_total'])
+    for (const name of [
+      'weir_consumer_lag_records',
+      'weir_dead_letters_total',
+      'weir_circuit_state',
+      'weir_commits_total',
+      'weir_parked_full',
+    ])
       expect(used).toContain(name);
   });
 

@@ -5,7 +5,7 @@ import { openDlqTool } from './dlq/dlq-tool.js';
 import { loadTopology } from '../host/load-topology.js';
 import { topologyLoadTimeoutMs } from './topology-load-timeout.js';
 import { EXIT, exitCodeOf, reportError } from '../host/report-error.js';
-import { readTopologyStatus, type TopologyStatus } from './topology-status.js';
+import { readTopologyStatus, type ParkedStatus, type TopologyStatus } from './topology-status.js';
 
 const FORMATS = ['table', 'json'] as const;
 type StatusFormat = (typeof FORMATS)[number];
@@ -22,8 +22,9 @@ interface StatusFlags {
 /**
  * `weir status <topology> [--format table|json]`: one screen for an operator — the consumer
  * group's state and members (member id, client id, host, partitions), committed offset, end
- * offset and lag of every source and retry-tier partition, and the dead letters by error class
- * and processor. It only reads (nothing is committed). Exit codes: 0 (also when the group does
+ * offset and lag of every source and retry-tier partition, the records `retry.order: 'key'`
+ * sources hold back (PARKED, from their changelogs) and changelogs no processor restores any
+ * more, and the dead letters by error class and processor. It only reads (nothing is committed). Exit codes: 0 (also when the group does
  * not exist: that is reported plainly), 1 when Kafka fails, 2 for bad input (an unknown
  * `--format`, a topology that does not load).
  */
@@ -75,9 +76,14 @@ async function status(file: string, flags: StatusFlags): Promise<number> {
 const noGroup = (s: TopologyStatus): string =>
   `consumer group '${s.applicationId}' does not exist: no worker of this topology has joined it yet (or its offsets expired)`;
 
+/** The PARKED cell of a partition: its parked records, `-` when it keeps no key order, `error` when unreadable. */
+const parkedCell = (p: ParkedStatus | null): string => (p === null ? '-' : 'error' in p ? 'error' : String(p.records));
+
 function formatStatus(s: TopologyStatus): string {
   if (!s.groupExists) return `${noGroup(s)}\n`;
-  const lines = [`consumer group ${s.applicationId}: ${s.state}, ${s.members.length} member(s), total lag ${s.totalLag}`, ''];
+  const parked = s.totalParked === null ? '' : `, parked ${s.totalParked}`;
+  const lines = [`consumer group ${s.applicationId}: ${s.state}, ${s.members.length} member(s), total lag ${s.totalLag}${parked}`, ''];
+  const withParked = s.totalParked !== null;
   lines.push(
     s.members.length === 0
       ? 'Members: none'
@@ -87,7 +93,7 @@ function formatStatus(s: TopologyStatus): string {
         ),
     '',
     formatTable(
-      ['TOPIC', 'KIND', 'PARTITION', 'COMMITTED', 'END', 'LAG', 'MEMBER-ID'],
+      ['TOPIC', 'KIND', 'PARTITION', 'COMMITTED', 'END', 'LAG', ...(withParked ? ['PARKED'] : []), 'MEMBER-ID'],
       s.partitions.map((p) => [
         p.topic,
         p.kind,
@@ -95,10 +101,21 @@ function formatStatus(s: TopologyStatus): string {
         p.committed === null ? '-' : String(p.committed),
         String(p.end),
         String(p.lag),
+        ...(withParked ? [parkedCell(p.parked)] : []),
         p.memberId ?? '-',
       ]),
     ),
   );
+  for (const p of s.partitions)
+    if (p.parked !== null && 'error' in p.parked)
+      lines.push('', `${p.topic}-${p.partition}: its parked records cannot be read back; its task does not start: ${p.parked.error}`);
+  for (const o of s.orphanChangelogs)
+    lines.push(
+      '',
+      `Parked records no processor restores: ${o.topic} holds ${o.records} record(s) of ${o.keys} key(s)` +
+        (o.unreadable > 0 ? ` (and ${o.unreadable} partition(s) it cannot read back)` : '') +
+        ". They are not processed: put retry order 'key' back on that processor until they are decided.",
+    );
   for (const d of s.deadLetters) {
     lines.push('');
     if (!d.exists) lines.push(`Dead letters in ${d.topic}: the topic does not exist yet`);

@@ -1,6 +1,10 @@
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import type { KafkaClient } from '../kafka/kafka-client.js';
+import { ParkedStateError } from '../errors.js';
 import { taskId } from '../record/task-id.js';
+import type { ParkedRecords } from '../runtime/parked-records.js';
+import { orphanChangelogs, type OrphanChangelog } from '../worker/orphan-changelogs.js';
+import { readParkedPartitions } from '../worker/restore-parked.js';
 import { consumedTopics, routeOf, type CompiledTopology } from '../topology/compiled-topology.js';
 import { UNKNOWN_LABEL } from './dlq/dead-letter-tally.js';
 import { deadLetterView } from './dlq/dead-letter-view.js';
@@ -29,7 +33,16 @@ export interface PartitionStatus {
   readonly lag: number;
   /** The member it is assigned to, if any. */
   readonly memberId: string | null;
+  /**
+   * A source with `retry.order: 'key'`: the records its task holds back (read from its changelog
+   * partition; not in `lag`, the offset moved past them), or why they cannot be read back. Null
+   * for other partitions.
+   */
+  readonly parked: ParkedStatus | null;
 }
+
+/** What one changelog partition holds: parked keys and records, or the error that stops its task. */
+export type ParkedStatus = { readonly keys: number; readonly records: number } | { readonly error: string };
 
 /** Dead letters of one DLQ topic, counted by error class and processor. */
 export interface DeadLetterStatus {
@@ -51,16 +64,22 @@ export interface TopologyStatus {
   readonly partitions: readonly PartitionStatus[];
   /** Sum of `lag` over `partitions`. */
   readonly totalLag: number;
+  /** Sum of the parked records over `partitions`; null when no source keeps key order. */
+  readonly totalParked: number | null;
+  /** Changelogs of the application that hold parked records no processor of the topology restores. */
+  readonly orphanChangelogs: readonly OrphanChangelog[];
   readonly deadLetters: readonly DeadLetterStatus[];
 }
 
 /**
  * Reads how a topology is doing, as `kafka-consumer-groups --describe` plus `weir dlq inspect`
  * would: the group's state and members, committed offset, end offset and lag of every source
- * and retry-tier partition, and the dead letters of its DLQ topics by error class and processor
- * (read from start to end as of now in a throw-away group, committing nothing).
+ * and retry-tier partition, the records parked by `retry.order: 'key'` sources (read from their
+ * changelogs, and from changelogs no processor restores), and the dead letters of its DLQ topics
+ * by error class and processor (each topic read from start to end as of now in a throw-away
+ * group, committing nothing).
  *
- * @param throwawayGroup a fresh group id for each DLQ read
+ * @param throwawayGroup a fresh group id for each DLQ or changelog read
  * @throws the client's error when Kafka fails
  */
 export async function readTopologyStatus(
@@ -85,11 +104,15 @@ export async function readTopologyStatus(
       admin.latestOffsets(topic),
     ]);
     if (committed.size > 0) anyCommitted = true;
-    const kind = (routeOf(topology, topic)?.tier ?? null) === null ? 'source' : 'retry-tier';
+    const route = routeOf(topology, topic);
+    const kind = (route?.tier ?? null) === null ? 'source' : 'retry-tier';
+    const changelog = kind === 'source' ? (route?.subtopology.parkedTopic ?? null) : null;
+    const parked = changelog === null ? undefined : await readParkedPartitions(client, admin, changelog, throwawayGroup());
     for (const [partition, end] of [...latest].sort((a, b) => a[0] - b[0])) {
       const at = committed.get(partition) ?? null;
       const lag = Math.max(0, end - (at ?? earliest.get(partition) ?? 0));
-      partitions.push({ topic, kind, partition, committed: at, end, lag, memberId: owner.get(taskId({ topic, partition })) ?? null });
+      const memberId = owner.get(taskId({ topic, partition })) ?? null;
+      partitions.push({ topic, kind, partition, committed: at, end, lag, memberId, parked: parkedStatus(parked, partition) });
     }
   }
   const dlqTopics = [...new Set(topology.subtopologies.toArray().flatMap((s) => s.steps.toArray().map((step) => step.deadLetter.topic)))];
@@ -101,8 +124,20 @@ export async function readTopologyStatus(
     members,
     partitions,
     totalLag: partitions.reduce((n, p) => n + p.lag, 0),
+    totalParked: partitions.some((p) => p.parked !== null)
+      ? partitions.reduce((n, p) => n + (p.parked !== null && 'records' in p.parked ? p.parked.records : 0), 0)
+      : null,
+    orphanChangelogs: await orphanChangelogs(topology, client, admin),
     deadLetters,
   };
+}
+
+/** A source partition's parked status from its changelog's partitions (`undefined`: no key order). */
+function parkedStatus(read: Map<number, ParkedRecords | ParkedStateError> | undefined, partition: number): ParkedStatus | null {
+  if (read === undefined) return null;
+  const p = read.get(partition);
+  if (p instanceof ParkedStateError) return { error: p.message };
+  return { keys: p?.keys ?? 0, records: p?.records ?? 0 };
 }
 
 async function countDeadLetters(client: KafkaClient, admin: KafkaAdmin, topic: string, group: () => string): Promise<DeadLetterStatus> {

@@ -54,3 +54,9 @@ export function defaultDeadLetterTopic(applicationId: string, processor: string)
 export function parkedChangelogTopic(applicationId: string, processor: string): string {
   return `${applicationId}.${processor}.parked`;
 }
+
+/** Whether `topic` is named like a {@link parkedChangelogTopic} of the application (of any processor). */
+export function isParkedChangelogTopic(applicationId: string, topic: string): boolean {
+  const [head, tail] = parkedChangelogTopic(applicationId, '\u0000').split('\u0000') as [string, string];
+  return topic.length > head.length + tail.length && topic.startsWith(head) && topic.endsWith(tail);
+}

@@ -70,7 +70,8 @@ export class TaskFactory {
    * @returns the started runners and the offset each must be fetched from
    * @throws the kafkajs error when producers or offsets cannot be had (the caller retries)
    *   A task whose `order: 'key'` changelog cannot be read back (a `ParkedStateError`, logged
-   *   here) is left out: its partition is not processed, and the caller tries it again.
+   *   here) is left out: its partition is not processed, and the caller tries it again. A task
+   *   that restored parked records logs how many (info `restored the parked records of the task`).
    */
   async create(
     partitions: readonly TopicPartition[],
@@ -126,6 +127,16 @@ export class TaskFactory {
         await producer?.disconnect().catch(() => undefined);
         continue;
       }
+      if (parkedRecords !== undefined && parkedRecords.records > 0)
+        this.options.logger.info(
+          {
+            task: taskId(tp),
+            changelog: routeOf(topology, tp.topic)?.subtopology.parkedTopic,
+            keys: parkedRecords.keys,
+            records: parkedRecords.records,
+          },
+          'restored the parked records of the task',
+        );
       const task = new PartitionTask({
         topology,
         topic: tp.topic,

@@ -14,6 +14,7 @@ import { createDedupStores, type DedupStores } from './dedup-stores.js';
 import { ensureTopics } from './ensure-topics.js';
 import type { MemberIdentity } from './member-identity.js';
 import { MemberConsumer } from './member-consumer.js';
+import { warnOfOrphanChangelogs } from './orphan-changelogs.js';
 import { retryWhileRetriable } from './retry-while-retriable.js';
 import { TaskFactory } from './task-factory.js';
 import type { WorkerHealth } from './worker-health.js';
@@ -89,6 +90,9 @@ export class WorkerParts {
     const untilReady = <T>(step: string, run: () => Promise<T>): Promise<T> =>
       retryWhileRetriable(run, { step, logger, stillWanted: stillStarting });
     await untilReady('checking the topics', () => ensureTopics(topology, admin, logger, config.topicPartitions));
+    stillStarting();
+    // Once per process (its first stream thread): parked records no processor restores any more.
+    if ((this.options.worker.thread ?? 1) === 1) await warnOfOrphanChangelogs(topology, this.client, admin, logger);
     stillStarting();
     if (topology.processingGuarantee === 'at_least_once') {
       const producer = this.client.recordProducer();

@@ -4,7 +4,8 @@
  * - under exactly_once, a failed record waits at its task, durably in the compacted changelog
  *   `<application id>.scripted.parked`, and its key's later records wait behind it. SIGKILL the
  *   worker twice while records are parked, restart it, and every input ends exactly once in the
- *   sink or the DLQ, each key's successes in input order, no tier topic in sight;
+ *   sink or the DLQ, each key's successes in input order, no tier topic in sight; the restarts
+ *   log what they restored;
  * - a changelog record that cannot be read back stops its task's start with an error naming
  *   `topic-partition@offset`; the other partitions are processed.
  */
@@ -67,6 +68,13 @@ describe(onClient("weir run (retry order 'key', exactly_once)"), () => {
       () => 'nothing parked after the restart',
     );
     expect(await second.stop('SIGKILL')).toBe('SIGKILL');
+    // The restart rebuilt what was parked at the first kill (committed there: records wait at
+    // least 600 ms, three commit intervals) and said so, per task.
+    const restoredLines = second.logs.filter((l) => l.msg === 'restored the parked records of the task');
+    const restored = restoredLines.reduce((n, l) => n + (l['records'] as number), 0);
+    expect(restored).toBeGreaterThan(0);
+    expect(restored).toBeLessThanOrEqual(atFirstKill);
+    expect(restoredLines.every((l) => l['changelog'] === changelog && (l['keys'] as number) <= KEYS)).toBe(true);
 
     const third = sc.start();
     const { records, complete } = await sc.outcomes((rs) => new Set(rs.map(idOf)).size >= scripts.length, 120_000);

@@ -2,7 +2,9 @@
  * `weir status <topology>` on the real broker: the group's state and members (with the member id
  * the worker's `/readyz` reports), committed and end offsets and lag of each source partition
  * against offsets the test knows, dead letters by error class and processor; a group that does
- * not exist (exit 0, said plainly); an unknown `--format` (exit 2).
+ * not exist (exit 0, said plainly); an unknown `--format` (exit 2); the records a
+ * `retry.order: 'key'` source holds back, per partition, and — once the topology drops order
+ * 'key' — the changelog that no processor restores, in `weir status` and in the worker's log.
  */
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
@@ -18,9 +20,15 @@ import { onClient } from './support/client-under-test.js';
 const fx = useIntegrationFixture('weir-it-status');
 const scenarios = new ScriptedScenarios(fx);
 
-const status = (sc: Scenario, format: string) =>
+const status = (sc: Scenario, format: string, env: Readonly<Record<string, string>> = {}) =>
   runWeir(['status', SCRIPTED_TOPOLOGY, '--application-id', sc.id, '--format', format, '--brokers', fx.brokers], {
-    env: { WEIR_TEST_SOURCE: sc.topics.source, WEIR_TEST_SINK: sc.topics.sink, WEIR_TEST_DLQ: sc.topics.dlq, WEIR_TEST_MAX_ATTEMPTS: '2' },
+    env: {
+      WEIR_TEST_SOURCE: sc.topics.source,
+      WEIR_TEST_SINK: sc.topics.sink,
+      WEIR_TEST_DLQ: sc.topics.dlq,
+      WEIR_TEST_MAX_ATTEMPTS: '2',
+      ...env,
+    },
     timeoutMs: 60_000,
   });
 
@@ -74,8 +82,10 @@ describe(onClient('weir status'), () => {
         end: known.get(partition),
         lag: 0,
         memberId: ready.memberId,
+        parked: null,
       })),
     );
+    expect(report).toMatchObject({ totalParked: null, orphanChangelogs: [] });
     expect(report.deadLetters).toEqual([
       {
         topic: sc.topics.dlq,
@@ -89,7 +99,8 @@ describe(onClient('weir status'), () => {
     ]);
     const table = await status(sc, 'table');
     expect(table.code).toBe(0);
-    expect(table.stdout).toContain(`consumer group ${sc.id}: Stable, 1 member(s), total lag 0`);
+    expect(table.stdout).toContain(`consumer group ${sc.id}: Stable, 1 member(s), total lag 0\n`);
+    expect(table.stdout).not.toContain('PARKED');
     expect(table.stdout).toMatch(/MEMBER-ID\s+CLIENT-ID\s+HOST\s+PARTITIONS/);
     expect(table.stdout).toContain(ready.memberId);
     expect(table.stdout).toMatch(/NonRetriableError\s+scripted\s+2/);
@@ -109,6 +120,52 @@ describe(onClient('weir status'), () => {
       expect(p.lag).toBe(now.get(p.partition)! - known.get(p.partition)!);
       expect(p.memberId).toBeNull();
     }
+  });
+
+  it("shows the records a key-ordered source holds back, and the changelog no processor restores once order 'key' is gone", async () => {
+    const ordered = {
+      WEIR_TEST_RETRY_MODE: 'topics',
+      WEIR_TEST_RETRY_ORDER: 'key',
+      WEIR_TEST_MAX_ATTEMPTS: '3',
+      // The failed record stays parked for the whole test.
+      WEIR_TEST_BACKOFF_MS: '600000',
+      WEIR_TEST_BACKOFF_MAX_MS: '600000',
+    };
+    const sc = await scenarios.create('weir-it-status-parked', { partitions: 2, env: ordered, args: ['--commit-interval-ms', '200'] });
+    const changelog = `${sc.id}.scripted.parked`;
+    // Key k0 (even seq): its first record fails and parks, its three later ones wait behind it.
+    // Key k1 (odd seq) flows to the sink.
+    const scripts: Script[] = Array.from({ length: 8 }, (_, seq) => ({ id: `r${seq}`, seq, ...(seq === 0 ? { failAttempts: 2 } : {}) }));
+    await sc.send(scripts, 2);
+    const worker = sc.start();
+    const { records, complete } = await sc.outcomes((rs) => rs.length >= 4);
+    expect(complete).toBe(true);
+    expect(records.map((r) => JSON.parse(r.value!.toString()).seq as number).sort()).toEqual([1, 3, 5, 7]);
+    // The offset moves past the parked records once they are in the changelog.
+    expect(await waitForGroupCaughtUp(fx.kafka, sc.id, [sc.topics.source], 30_000)).toBe(true);
+    expect(await worker.stop('SIGTERM')).toBe(0);
+
+    const report = JSON.parse((await status(sc, 'json', ordered)).stdout) as TopologyStatus;
+    const parked = report.partitions.map((p) => p.parked);
+    expect(parked.map((p) => (p !== null && 'records' in p ? p.records : -1)).sort()).toEqual([0, 4]);
+    expect(parked.map((p) => (p !== null && 'keys' in p ? p.keys : -1)).sort()).toEqual([0, 1]);
+    expect(report).toMatchObject({ totalLag: 0, totalParked: 4, orphanChangelogs: [] });
+    const table = await status(sc, 'table', ordered);
+    expect(table.stdout).toContain(`consumer group ${sc.id}: Empty, 0 member(s), total lag 0, parked 4\n`);
+    expect(table.stdout).toMatch(/COMMITTED\s+END\s+LAG\s+PARKED\s+MEMBER-ID/);
+
+    // The topology drops order 'key': nobody restores the four records. Status and a worker say so.
+    const unordered = { ...ordered, WEIR_TEST_RETRY_ORDER: 'none' };
+    const orphaned = JSON.parse((await status(sc, 'json', unordered)).stdout) as TopologyStatus;
+    expect(orphaned).toMatchObject({ totalParked: null, orphanChangelogs: [{ topic: changelog, records: 4, keys: 1, unreadable: 0 }] });
+    expect((await status(sc, 'table', unordered)).stdout).toContain(
+      `Parked records no processor restores: ${changelog} holds 4 record(s) of 1 key(s)`,
+    );
+    const later = sc.start([], unordered);
+    const warned = await later.waitForLog((l) => l['changelog'] === changelog && l.level === 40, 60_000);
+    expect(warned).toMatchObject({ records: 4, keys: 1 });
+    expect(warned.msg).toContain(`changelog topic '${changelog}' holds 4 parked record(s) of 1 key(s)`);
+    expect(await later.stop('SIGTERM')).toBe(0);
   });
 
   it('says plainly that a group does not exist, and exits 0', async () => {

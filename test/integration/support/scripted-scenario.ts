@@ -32,8 +32,8 @@ export interface Scenario {
   /** The application id (also the prefix of every topic). */
   readonly id: string;
   readonly topics: { readonly source: string; readonly sink: string; readonly dlq: string; readonly tiers: readonly string[] };
-  /** Starts a worker with the scenario's flags plus `args`. */
-  start(args?: readonly string[]): WorkerProcess;
+  /** Starts a worker with the scenario's flags plus `args`, and its `WEIR_TEST_*` settings with `env` over them. */
+  start(args?: readonly string[], env?: Readonly<Record<string, string>>): WorkerProcess;
   /** Produces scripts to the source, keyed `k<seq % keys>`. */
   send(scripts: readonly Script[], keys?: number): Promise<void>;
   /** Reads sink and DLQ (and `extra` topics) from the beginning until `until` holds. */
@@ -72,8 +72,11 @@ export class ScriptedScenarios {
     return {
       id,
       topics,
-      start: (args = []) =>
-        this.fx.startWorker(SCRIPTED_TOPOLOGY, { args: ['--application-id', id, ...(options.args ?? []), ...args], env }),
+      start: (args = [], overrides = {}) =>
+        this.fx.startWorker(SCRIPTED_TOPOLOGY, {
+          args: ['--application-id', id, ...(options.args ?? []), ...args],
+          env: { ...env, ...overrides },
+        }),
       send: (scripts, keys = 10) =>
         produce(
           this.fx.kafka,
