@@ -39,6 +39,11 @@ export interface ConsumeLoopParts {
    */
   readonly failed: (error: unknown) => Promise<{ readonly error: unknown } | undefined>;
   /**
+   * Whether the consumer failed fatally although its `consume` call did not say so
+   * (`GroupConsumerFailures.fatalSeen`): `{ error }` ends the loop as a failed call would.
+   */
+  readonly fatalSeen: () => Promise<{ readonly error: unknown } | undefined>;
+  /**
    * A fatal error ended the loop (the consumer cannot be used again). It must leave `running`
    * at once; the loop ends when the returned promise settles.
    */
@@ -94,6 +99,12 @@ export class ConsumeLoop {
         // after a short pause rather than spinning on the same error.
         await new Promise((resolve) => setTimeout(resolve, CONSUME_WAIT_MS));
         continue;
+      }
+      // A fatal error the call lost (see fatalSeen): nothing fetched now can be committed.
+      const fatal = await this.parts.fatalSeen();
+      if (fatal !== undefined) {
+        if (running()) await this.parts.crash(fatal.error);
+        return;
       }
       if (messages.length > 0) router.heard();
       dispatcher.dispatch(messages, this.eofs);

@@ -59,4 +59,34 @@ describe('GroupConsumerFailures', () => {
     const crash = await f.consumeFailed(Object.assign(new Error('Local: Fatal error'), { code: ERR.FATAL, isFatal: true }), 0);
     expect((crash?.error as Error).message).toBe('Fatal error: Broker: something broke');
   });
+
+  it('says the consumer failed fatally when only the FATAL log line or a failed commit told, not a consume call (the binding drops that error after records)', async () => {
+    const { f } = failures({ groupInstanceId: 'worker-x' });
+    expect(await f.fatalSeen()).toBeUndefined();
+    // A commit that failed for another reason does not end the consumer.
+    f.callFailed(Object.assign(new Error('Broker: Request timed out'), { code: 7, isFatal: false }));
+    f.logged({ severity: 6, fac: 'COMMIT', message: 'OffsetCommit failed: Broker: Request timed out' });
+    expect(await f.fatalSeen()).toBeUndefined();
+
+    f.logged({
+      severity: 0,
+      fac: 'FATAL',
+      message: '[thrd:main]: Fatal error: Broker: Static consumer fenced by other consumer with same group.instance.id',
+    });
+    const seen = await f.fatalSeen();
+    expect(seen?.error).toBeInstanceOf(MemberFencedError);
+    expect(seen?.error).toMatchObject({ groupInstanceId: 'worker-x' });
+  });
+
+  it('ends the consumer on a commit that failed fatally, stated as the log line that followed it', async () => {
+    const { f } = failures({ groupInstanceId: 'worker-x' });
+    f.callFailed(Object.assign(new Error('Local: Fatal error'), { code: ERR.FATAL, isFatal: true }));
+    const later = f.fatalSeen();
+    f.logged({
+      severity: 0,
+      fac: 'FATAL',
+      message: 'Fatal error: Broker: Static consumer fenced by other consumer with same group.instance.id',
+    });
+    expect((await later)?.error).toBeInstanceOf(MemberFencedError);
+  });
 });

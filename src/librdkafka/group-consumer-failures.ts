@@ -10,7 +10,9 @@ import type { LibrdkafkaError, NativeLogEvent } from './librdkafka-native.js';
  *
  * - a fatal error ends the consumer, as librdkafka stated it in its log ({@link FatalErrorWatch}:
  *   the call fails with a bare `ERR__FATAL`), or as a `MemberFencedError` when a static member
- *   was fenced by another consumer with its `group.instance.id` (librdkafka's `FENCED_INSTANCE_ID`);
+ *   was fenced by another consumer with its `group.instance.id` (librdkafka's `FENCED_INSTANCE_ID`),
+ *   whether a `consume` call failed with it or only its log line or a failed commit told
+ *   ({@link fatalSeen});
  * - a join the broker refused with `INCONSISTENT_GROUP_PROTOCOL` (the group's members run the
  *   other Kafka client) librdkafka retries every few seconds: one `warn` at the first refusal of
  *   a run, and the run ends the consumer with a final `ClientMismatchError` once it lasted a
@@ -22,6 +24,8 @@ import type { LibrdkafkaError, NativeLogEvent } from './librdkafka-native.js';
 export class GroupConsumerFailures {
   private readonly fatal = new FatalErrorWatch();
   private readonly refusals: JoinRefusals;
+  /** A call other than `consume` that failed fatally. */
+  private fatalCall: unknown;
 
   constructor(
     private readonly options: GroupConsumerOptions,
@@ -53,6 +57,31 @@ export class GroupConsumerFailures {
     }
     this.router.errorEvent(error as LibrdkafkaError);
     return undefined;
+  }
+
+  /**
+   * Another call of the consumer (a commit) failed with `error`: a fatal one ends the consumer
+   * at the loop's next turn ({@link fatalSeen}), as a failed `consume` would.
+   */
+  callFailed(error: unknown): void {
+    if (isFatalError(error)) this.fatalCall ??= error;
+  }
+
+  /**
+   * Whether the consumer failed fatally although no `consume` call said so. librdkafka puts its
+   * fatal error on the consumer's queue once, and the binding's batch `consume` drops an error
+   * that comes after records in the same call (confluent-kafka-javascript 1.10, `workers.cc`,
+   * `KafkaConsumerConsumeNum`): later calls return nothing and the member's commits fail with a
+   * bare `ERR__FATAL`. So the loop asks after every call: a `FATAL` log line, or a commit that
+   * failed fatally, ends the consumer as the lost error would have.
+   *
+   * @returns `{ error }` for `onCrash` (a `MemberFencedError` for a fenced static member), or
+   *   undefined while the consumer is sound
+   */
+  async fatalSeen(): Promise<{ readonly error: unknown } | undefined> {
+    const error = this.fatal.stated ?? this.fatalCall;
+    if (error === undefined) return undefined;
+    return { error: memberCrashError(await this.fatal.explain(error), this.options.groupInstanceId) };
   }
 
   /** The member got an assignment: the group accepted it. */

@@ -87,6 +87,11 @@ export class FatalErrorWatch {
       this.cause ??= Object.assign(new Error(event.message.replace(/^\[thrd:[^\]]*\]: /, '')), { code: ERR.FATAL, isFatal: true });
   }
 
+  /** The fatal error librdkafka logged, if it logged one. */
+  get stated(): Error | undefined {
+    return this.cause;
+  }
+
   /** Forgets the cause (a new client). */
   reset(): void {
     this.cause = undefined;

@@ -144,6 +144,7 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
       awaitedCommits,
       running: () => this.consumerState === 'running',
       failed: (error) => this.failures.consumeFailed(error, Date.now()),
+      fatalSeen: () => this.failures.fatalSeen(),
       crash: (error) => this.crash(error),
     });
     consumer.subscribe([...this.options.topics]);
@@ -183,7 +184,13 @@ export class LibrdkafkaGroupConsumer implements GroupConsumer {
   private readonly commits = new CommitCoalescer(async (offsets) => {
     const awaited = this.awaitedCommits;
     if (awaited === undefined) throw new IllegalStateError('the librdkafka group consumer is not started');
-    await awaited.commit(offsets);
+    try {
+      await awaited.commit(offsets);
+    } catch (error) {
+      // A fatal one ends the consumer at the fetch loop's next turn.
+      this.failures.callFailed(error);
+      throw error;
+    }
     this.clients.router.heard();
   });
 
