@@ -187,6 +187,29 @@ describe('LibrdkafkaGroupConsumer states', () => {
     expect(native.calls).toEqual(['subscribe t', 'disconnect']);
   });
 
+  it('crashes on a fatal error that no consume call reports (the binding drops it after records): the FATAL log line tells', async () => {
+    const { consumer, consumers, seen } = setup({ groupInstanceId: 'worker-x' });
+    await consumer.start();
+    const native = consumers[0]!;
+    native.rebalance({ code: ERR.ASSIGN_PARTITIONS }, [{ topic: 't', partition: 0 }]);
+    await vi.waitFor(() => expect(seen.assigned).toHaveLength(1));
+    // Records keep coming; the fatal error itself never does (every consume call succeeds).
+    native.consumed.push((cb) => cb(null, nativeMessages(0, 1)));
+    await vi.waitFor(() => expect(seen.batches).toEqual([[0]]));
+    native.emit('event.log', {
+      severity: 0,
+      fac: 'FATAL',
+      message: 'Fatal error: Broker: Static consumer fenced by other consumer with same group.instance.id',
+    });
+    native.consumed.push((cb) => cb(null, nativeMessages(1, 1)));
+    await vi.waitFor(() => expect(seen.crashes).toHaveLength(1));
+    expect(seen.crashes[0]).toBeInstanceOf(MemberFencedError);
+    expect(consumer.state).toBe('crashed');
+    // Nothing fetched after the fatal error reaches a task: it could not be committed.
+    expect(seen.batches).toEqual([[0]]);
+    await consumer.stop();
+  });
+
   it('pauses librdkafka for a held partition once its stash is full, and resumes it on release', async () => {
     const { consumer, consumers, seen } = setup();
     await consumer.start();
