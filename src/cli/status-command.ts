@@ -24,9 +24,9 @@ interface StatusFlags {
  * group's state and members (member id, client id, host, partitions), committed offset, end
  * offset and lag of every source and retry-tier partition, the records `retry.order: 'key'`
  * sources hold back (PARKED, from their changelogs) and changelogs no processor restores any
- * more, and the dead letters by error class and processor. It only reads (nothing is committed). Exit codes: 0 (also when the group does
- * not exist: that is reported plainly), 1 when Kafka fails, 2 for bad input (an unknown
- * `--format`, a topology that does not load).
+ * more, and the dead letters by error class and processor. It only reads (nothing is
+ * committed). Exit codes: 0 (also when the group does not exist: that is reported plainly), 1
+ * when Kafka fails, 2 for bad input (an unknown `--format`, a topology that does not load).
  */
 export function addStatusCommand(program: Command): void {
   program

@@ -10,8 +10,9 @@ import { readParkedPartitions } from './restore-parked.js';
 /** A parked-records changelog of the application that no processor of the topology restores. */
 export interface OrphanChangelog {
   readonly topic: string;
-  /** Parked records still in it (heads and the records waiting behind them), over its partitions. */
+  /** Parked records of the topology's sources still in it (heads and the records waiting behind them), over its partitions. */
   readonly records: number;
+  /** Keys those records belong to. */
   readonly keys: number;
   /** Partitions whose entries cannot be read back (their records are not counted). */
   readonly unreadable: number;
@@ -22,25 +23,25 @@ export interface OrphanChangelog {
  * parked records although no processor of `topology` keeps key order under that name: the
  * topology dropped `retry.order: 'key'` (or renamed the processor) while records were parked.
  * Those records are not processed by anyone; a worker start logs them (see
- * {@link warnOfOrphanChangelogs}). Changelogs that are empty, or whose every record was decided
- * (tombstones only), are not returned. Each is read in a throwaway group that commits nothing.
+ * {@link warnOfOrphanChangelogs}). Only records read from the topology's source topics count:
+ * a changelog without any (empty, decided, or another application's whose id extends this one's)
+ * is not returned. Each is read in a throwaway group that commits nothing.
  *
  * @throws the client's error when Kafka fails
  */
 export async function orphanChangelogs(topology: CompiledTopology, client: KafkaClient, admin: KafkaAdmin): Promise<OrphanChangelog[]> {
   const used = new Set([...consumedTopics(topology), ...producedTopics(topology).map((p) => p.topic)]);
+  const sources = new Set(topology.subtopologies.toArray().map((s) => s.source.topic));
   const candidates = (await admin.listTopics()).filter((t) => isParkedChangelogTopic(topology.applicationId, t) && !used.has(t));
   const orphans: OrphanChangelog[] = [];
   for (const topic of candidates.sort()) {
     const read = await readParkedPartitions(client, admin, topic, `${topology.applicationId}.orphan-check.${randomUUID()}`);
     const readable = [...read.values()].filter((p): p is ParkedRecords => p instanceof ParkedRecords);
-    const orphan = {
-      topic,
-      records: readable.reduce((n, p) => n + p.records, 0),
-      keys: readable.reduce((n, p) => n + p.keys, 0),
-      unreadable: read.size - readable.length,
-    };
-    if (orphan.records > 0 || orphan.unreadable > 0) orphans.push(orphan);
+    // Only records of this topology's sources: an application whose id extends this one's
+    // (`orders.eu` next to `orders`) names its changelogs alike.
+    const lists = readable.flatMap((p) => [...p.snapshot().values()]).filter((list) => sources.has(list.first()?.record.topic ?? ''));
+    const records = lists.reduce((n, list) => n + list.size, 0);
+    if (records > 0) orphans.push({ topic, records, keys: lists.length, unreadable: read.size - readable.length });
   }
   return orphans;
 }
