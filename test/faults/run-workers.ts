@@ -55,7 +55,8 @@ function failedToReachBroker(worker: WorkerProcess): string | undefined {
   // weir's own error for it (BrokerUnreachableError: "cannot reach Kafka at …"), or a client's
   // timeout or refused connection that reached the start unwrapped.
   if (err?.type === 'BrokerUnreachableError') return message;
-  return /timed out|unreachable|cannot reach Kafka|could not reach|ECONNREFUSED/i.test(message) ? message : undefined;
+  // librdkafka's own: 'Local: Broker transport failure' (the connection refused or dropped).
+  return /timed out|unreachable|cannot reach Kafka|could not reach|ECONNREFUSED|transport failure/i.test(message) ? message : undefined;
 }
 
 /** A worker's last warnings and errors and its last non-JSON output, for a violation message. */
