@@ -102,6 +102,18 @@ function setup(options: Partial<GroupConsumerOptions> = {}, connect: (consumer: 
   return { consumer, consumers, seen, probes };
 }
 
+/** A started consumer with partition 0 of `t` assigned and its first record (offset 0) handed over. */
+async function runningWithOneRecord(options: Partial<GroupConsumerOptions> = {}) {
+  const { consumer, consumers, seen } = setup(options);
+  await consumer.start();
+  const native = consumers[0]!;
+  native.rebalance({ code: ERR.ASSIGN_PARTITIONS }, [{ topic: 't', partition: 0 }]);
+  await vi.waitFor(() => expect(seen.assigned).toHaveLength(1));
+  native.consumed.push((cb) => cb(null, nativeMessages(0, 1)));
+  await vi.waitFor(() => expect(seen.batches).toEqual([[0]]));
+  return { consumer, native, seen };
+}
+
 describe('LibrdkafkaGroupConsumer states', () => {
   it('goes created → connecting → running → stopping → closing → stopped, and its last revocation skips the handlers', async () => {
     const { consumer, consumers, seen, probes } = setup();
@@ -188,14 +200,8 @@ describe('LibrdkafkaGroupConsumer states', () => {
   });
 
   it('crashes on a fatal error that no consume call reports (the binding drops it after records): the FATAL log line tells', async () => {
-    const { consumer, consumers, seen } = setup({ groupInstanceId: 'worker-x' });
-    await consumer.start();
-    const native = consumers[0]!;
-    native.rebalance({ code: ERR.ASSIGN_PARTITIONS }, [{ topic: 't', partition: 0 }]);
-    await vi.waitFor(() => expect(seen.assigned).toHaveLength(1));
+    const { consumer, native, seen } = await runningWithOneRecord({ groupInstanceId: 'worker-x' });
     // Records keep coming; the fatal error itself never does (every consume call succeeds).
-    native.consumed.push((cb) => cb(null, nativeMessages(0, 1)));
-    await vi.waitFor(() => expect(seen.batches).toEqual([[0]]));
     native.emit('event.log', {
       severity: 0,
       fac: 'FATAL',
@@ -211,13 +217,7 @@ describe('LibrdkafkaGroupConsumer states', () => {
   });
 
   it('pauses librdkafka for a held partition once its stash is full, and resumes it on release', async () => {
-    const { consumer, consumers, seen } = setup();
-    await consumer.start();
-    const native = consumers[0]!;
-    native.rebalance({ code: ERR.ASSIGN_PARTITIONS }, [{ topic: 't', partition: 0 }]);
-    await vi.waitFor(() => expect(seen.assigned).toHaveLength(1));
-    native.consumed.push((cb) => cb(null, nativeMessages(0, 1)));
-    await vi.waitFor(() => expect(seen.batches).toEqual([[0]]));
+    const { consumer, native, seen } = await runningWithOneRecord();
     consumer.pause({ topic: 't', partition: 0 });
     native.consumed.push((cb) => cb(null, nativeMessages(1, 2)));
     await vi.waitFor(() => expect(native.calls).toContain('pause 0'));
