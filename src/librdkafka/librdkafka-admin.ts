@@ -134,8 +134,8 @@ export class LibrdkafkaAdmin implements KafkaAdmin {
   }
 
   /**
-   * Committed offsets, with their metadata, of partitions of one topic. A partition's error fails the read: it is
-   * never taken for "no offset", which would start a task at the log start.
+   * Committed offsets, with their metadata, of partitions of one topic. A partition's error fails
+   * the read: it is never taken for "no offset", which would start a task at the log start.
    *
    * - By default the last committed ones: offsets a transaction still in flight added are not
    *   read (as kafkajs reads them; `weir status` and the DLQ tools of a busy exactly_once group
