@@ -40,9 +40,10 @@ export interface ConsumeLoopParts {
   readonly failed: (error: unknown) => Promise<{ readonly error: unknown } | undefined>;
   /**
    * Whether the consumer failed fatally although its `consume` call did not say so
-   * (`GroupConsumerFailures.fatalSeen`): `{ error }` ends the loop as a failed call would.
+   * (`GroupConsumerFailures.fatalSeen`): undefined at once while it is sound, else a promise of
+   * `{ error }`, which ends the loop as a failed call would.
    */
-  readonly fatalSeen: () => Promise<{ readonly error: unknown } | undefined>;
+  readonly fatalSeen: () => Promise<{ readonly error: unknown }> | undefined;
   /**
    * A fatal error ended the loop (the consumer cannot be used again). It must leave `running`
    * at once; the loop ends when the returned promise settles.
@@ -101,9 +102,10 @@ export class ConsumeLoop {
         continue;
       }
       // A fatal error the call lost (see fatalSeen): nothing fetched now can be committed.
-      const fatal = await this.parts.fatalSeen();
+      const fatal = this.parts.fatalSeen();
       if (fatal !== undefined) {
-        if (running()) await this.parts.crash(fatal.error);
+        const { error } = await fatal;
+        if (running()) await this.parts.crash(error);
         return;
       }
       if (messages.length > 0) router.heard();

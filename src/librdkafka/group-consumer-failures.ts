@@ -75,13 +75,14 @@ export class GroupConsumerFailures {
    * bare `ERR__FATAL`. So the loop asks after every call: a `FATAL` log line, or a commit that
    * failed fatally, ends the consumer as the lost error would have.
    *
-   * @returns `{ error }` for `onCrash` (a `MemberFencedError` for a fenced static member), or
-   *   undefined while the consumer is sound
+   * @returns undefined at once while the consumer is sound (no promise on the fetch loop's every
+   *   turn), else a promise of `{ error }` for `onCrash` (a `MemberFencedError` for a fenced
+   *   static member)
    */
-  async fatalSeen(): Promise<{ readonly error: unknown } | undefined> {
+  fatalSeen(): Promise<{ readonly error: unknown }> | undefined {
     const error = this.fatal.stated ?? this.fatalCall;
     if (error === undefined) return undefined;
-    return { error: memberCrashError(await this.fatal.explain(error), this.options.groupInstanceId) };
+    return this.fatal.explain(error).then((stated) => ({ error: memberCrashError(stated, this.options.groupInstanceId) }));
   }
 
   /** The member got an assignment: the group accepted it. */
