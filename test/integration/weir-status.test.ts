@@ -14,7 +14,7 @@ import { waitFor } from '../../scripts/lib/wait-for.js';
 import { runWeir } from '../../scripts/lib/worker-process.js';
 import type { TopologyStatus } from '../../src/cli/topology-status.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
-import { SCRIPTED_TOPOLOGY, ScriptedScenarios, type Scenario, type Script } from './support/scripted-scenario.js';
+import { SCRIPTED_TOPOLOGY, ScriptedScenarios, scriptOf, type Scenario, type Script } from './support/scripted-scenario.js';
 import { onClient } from './support/client-under-test.js';
 
 const fx = useIntegrationFixture('weir-it-status');
@@ -140,7 +140,7 @@ describe(onClient('weir status'), () => {
     const worker = sc.start();
     const { records, complete } = await sc.outcomes((rs) => rs.length >= 4);
     expect(complete).toBe(true);
-    expect(records.map((r) => JSON.parse(r.value!.toString()).seq as number).sort()).toEqual([1, 3, 5, 7]);
+    expect(records.map((r) => scriptOf(r).seq).sort()).toEqual([1, 3, 5, 7]);
     // The offset moves past the parked records once they are in the changelog.
     expect(await waitForGroupCaughtUp(fx.kafka, sc.id, [sc.topics.source], 30_000)).toBe(true);
     expect(await worker.stop('SIGTERM')).toBe(0);
