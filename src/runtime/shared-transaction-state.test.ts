@@ -37,4 +37,8 @@ describe('the shared-transaction round state table', () => {
     expect(STATES.filter(isRoundOpen)).toEqual(['open', 'window-ended']);
     expect(STATES.filter((s) => ROUND_TRANSITIONS[s].includes('window-ended'))).toEqual(['open']);
   });
+
+  it('ends an open round at once only when its producer was fenced (open or window-ended → done)', () => {
+    expect(STATES.filter((s) => ROUND_TRANSITIONS[s].includes('done'))).toEqual(['open', 'window-ended', 'committing', 'aborting']);
+  });
 });

@@ -217,4 +217,22 @@ describe('SharedTransaction (exactly_once_v2: one producer for every task of a m
     expect(h.fenced).toHaveLength(1);
     expect(h.outputs()).toEqual([]);
   });
+  it('ends the open transaction when a send finds the producer fenced after another task asked to commit: every task closes fenced', async () => {
+    const h = setup();
+    await h.send(range(30));
+    let sends = 0;
+    h.kafka.faultHook = async (operation, phase, detail) => {
+      if (operation === 'txn-send' && phase === 'before' && ++sends === 2) {
+        // The first task has sent and asked to commit by the time this send fails: it waits on
+        // the round's outcome, which only the fence can settle (it waited for ever before).
+        const until = h.clock.now() + 3;
+        while (h.clock.now() < until) await macrotask();
+        throw new ProducerFencedError(detail.producer ?? '?');
+      }
+    };
+    const results = await h.driveAll();
+    expect(results).toEqual(range(PARTITIONS).map(() => ({ kind: 'closed', state: 'fenced' })));
+    expect(h.fenced).toHaveLength(1);
+    expect(h.outputs()).toEqual([]);
+  });
 });

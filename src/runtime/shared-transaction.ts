@@ -282,9 +282,22 @@ export class SharedTransaction {
     (round as { state: RoundState }).state = to;
   }
 
+  /**
+   * A fenced producer fences every member, once. Its open round ends at once with the fence as
+   * its outcome: the members that asked to commit wait for that outcome, and no member of a
+   * fenced producer can make it commit or abort (a fenced `send` left it open, and its members
+   * waited for ever: their tasks could not close, and the member never rejoined).
+   */
   private onError(error: unknown): void {
     if (!isFenced(error) || this.fenced !== undefined) return;
     this.fenced = error;
+    const round = this.round;
+    if (round !== undefined && isRoundOpen(round.state)) {
+      round.windowTimer?.();
+      this.transition(round, 'done');
+      this.round = undefined;
+      round.settle(error);
+    }
     this.options.onFenced?.(error);
   }
 
