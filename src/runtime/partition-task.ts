@@ -16,6 +16,7 @@ import type { PartitionTaskOptions } from './partition-task-options.js';
 import { PortRetry } from './port-retry.js';
 import { TaskFlusher } from './task-flusher.js';
 import { OrderedRetries } from './ordered-retries.js';
+import { TaskAwaits } from './task-awaits.js';
 export type { PartitionTaskOptions, TaskOutputPorts } from './partition-task-options.js';
 
 /**
@@ -55,6 +56,8 @@ export class PartitionTask {
   private readonly portRetry: PortRetry;
   /** `retry.order: 'key'`: the records held back per key; undefined otherwise. */
   private readonly ordered: OrderedRetries | undefined;
+  /** What the task waits on now, its processor or its write: `awaits.describe(now)` says (see {@link TaskAwaits}). */
+  readonly awaits: TaskAwaits;
 
   constructor(private readonly options: PartitionTaskOptions) {
     const { topology, topic, partition } = options;
@@ -94,8 +97,9 @@ export class PartitionTask {
       this.dedup = new DedupGate(options.dedupStore, policy, this.id, options.startOffset);
     }
     this.ordered = this.tier === null ? OrderedRetries.forTask(this.id, this.sub, this.attempts, this.events, options) : undefined;
-    const { buffer, dedup, events, portRetry, ordered } = this;
-    this.flusher = new TaskFlusher(options, { buffer, dedup, events, portRetry, ordered });
+    this.awaits = new TaskAwaits(options.output.guarantee);
+    const { buffer, dedup, events, portRetry, ordered, awaits } = this;
+    this.flusher = new TaskFlusher(options, { buffer, dedup, events, portRetry, ordered, awaits });
   }
 
   /** Current lifecycle state (see {@link TaskState}). */
@@ -195,7 +199,7 @@ export class PartitionTask {
       }
       const t = this.options.clock.now();
       const ordered = this.ordered;
-      if (ordered?.isDue(t) === true && (await ordered.attemptDue(t, this.flusher.unit))) {
+      if (ordered?.isDue(t) === true && (await this.awaits.on('processor', t, ordered.attemptDue(t, this.flusher.unit)))) {
         processed++;
         continue;
       }
@@ -232,7 +236,7 @@ export class PartitionTask {
         continue;
       }
       const attempted = this.attempts.attempt(slot, prepared, t);
-      const step = attempted instanceof Promise ? await attempted : attempted;
+      const step = attempted instanceof Promise ? await this.awaits.on('processor', t, attempted, slot.raw.offset) : attempted;
       if (step.kind === 'wait') return this.waitAfterFlush(step.untilMs, step.reason);
       if (step.park !== undefined) this.ordered!.park(slot, step.park, prepared.dedupKey, this.flusher.unit);
       else this.flusher.unit.add(step.outputs, prepared.dedupKey);

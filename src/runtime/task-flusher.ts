@@ -9,6 +9,7 @@ import type { DecidedTimestamps, TaskEvents } from './task-events.js';
 import type { TaskWriter, WriteResult } from './task-writer.js';
 import { UnitOfWork } from './unit-of-work.js';
 import type { OrderedRetries } from './ordered-retries.js';
+import type { TaskAwaits } from './task-awaits.js';
 
 /** The parts of its task a {@link TaskFlusher} works with. */
 export interface TaskFlusherParts {
@@ -18,6 +19,8 @@ export interface TaskFlusherParts {
   readonly dedup: DedupGate | undefined;
   readonly events: TaskEvents;
   readonly portRetry: PortRetry;
+  /** What the task waits on: each write the flusher waits for is said there. */
+  readonly awaits: TaskAwaits;
 }
 
 /**
@@ -134,7 +137,7 @@ export class TaskFlusher {
       this.startInFlight(unit, nextOffset, now);
       return undefined;
     }
-    const result = await this.writer.write(unit, nextOffset, commitDue);
+    const result = await this.parts.awaits.on('write', now, this.writer.write(unit, nextOffset, commitDue));
     const durationMs = clock.now() - now;
     switch (result.kind) {
       case 'fenced':
@@ -192,7 +195,7 @@ export class TaskFlusher {
     const { topic, partition, clock } = this.options;
     let result: WriteResult;
     try {
-      result = await write.result;
+      result = await this.parts.awaits.on('write', write.startedAt, write.result);
     } finally {
       this.inFlight = undefined;
     }
@@ -240,7 +243,7 @@ export class TaskFlusher {
     const write = this.inFlight;
     this.inFlight = undefined;
     if (write === undefined) return false;
-    const result = await write.result.catch(() => undefined);
+    const result = await this.parts.awaits.on('write', write.startedAt, write.result).catch(() => undefined);
     return result?.kind === 'fenced';
   }
 

@@ -75,7 +75,8 @@ describe('AssignedTasks.closeAll', () => {
     ]);
     expect(outcome).toBe('still waiting');
     expect(commits()).toBeGreaterThan(0);
-    expect(tasks.unclosed()).toEqual(['in-0 (stopping)']);
+    // What it waits on, for the shutdown's progress lines.
+    expect(tasks.unclosed()).toEqual([expect.stringMatching(/^in-0 \(stopping, waiting on its write and offset commit for \d+ s\)$/)]);
     expect(lines.filter((l) => String(l['msg']).startsWith('offset commits got no answer'))).toEqual([]);
   });
 
@@ -86,7 +87,7 @@ describe('AssignedTasks.closeAll', () => {
       new Promise((resolve) => setTimeout(() => resolve('still waiting'), 400)),
     ]);
     expect(outcome).toBe('still waiting');
-    expect(tasks.unclosed()).toEqual(['in-0 (stopping)']);
+    expect(tasks.unclosed()).toEqual([expect.stringMatching(/^in-0 \(stopping, waiting on its processor \(offset 0\) for \d+ s\)$/)]);
     expect(lines.filter((l) => String(l['msg']).startsWith('offset commits got no answer'))).toEqual([]);
   });
 

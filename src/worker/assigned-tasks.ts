@@ -304,8 +304,15 @@ export class AssignedTasks {
     );
   }
 
-  /** The tasks {@link closeAll} still waits for, as `<task id> (<state>)`: what a slow shutdown waits on. */
+  /**
+   * The tasks {@link closeAll} still waits for, as `<task id> (<state>[, waiting on <call> for N s])`
+   * (see `TaskAwaits`): what a slow shutdown waits on.
+   */
   unclosed(): string[] {
-    return [...this.closing.keys()].map((r) => `${r.task.id} (${r.task.currentState})`);
+    const now = Date.now();
+    return [...this.closing.keys()].map((r) => {
+      const awaiting = r.task.awaits.describe(now);
+      return `${r.task.id} (${r.task.currentState}${awaiting === undefined ? '' : `, waiting on ${awaiting}`})`;
+    });
   }
 }

@@ -6,7 +6,8 @@ export const SHUTDOWN_PROGRESS_INTERVAL_MS = 5_000;
 /**
  * What a worker's shutdown waits for now, said in a warn line every
  * {@link SHUTDOWN_PROGRESS_INTERVAL_MS} until it ends, e.g. `shutdown still under way after
- * 10 s: waiting for tasks to commit and close: orders-3 (stopping)`. The shutdown is bounded by
+ * 10 s: waiting for tasks to commit and close: orders-3 (stopping, waiting on its transaction for
+ * 8 s)`. The shutdown is bounded by
  * `--shutdown-timeout-ms` (the process's); these lines say which step a timed-out one was in.
  */
 export class ShutdownProgress {
