@@ -114,7 +114,7 @@ function formatStatus(s: TopologyStatus): string {
       '',
       `Parked records no processor restores: ${o.topic} holds ${o.records} record(s) of ${o.keys} key(s)` +
         (o.unreadable > 0 ? ` (and ${o.unreadable} partition(s) it cannot read back)` : '') +
-        ". They are not processed: put retry order 'key' back on that processor until they are decided.",
+        `. They are not processed: put retry order 'key' back on processor '${o.processor}' (under that name) until they are decided.`,
     );
   for (const d of s.deadLetters) {
     lines.push('');

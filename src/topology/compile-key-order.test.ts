@@ -50,9 +50,12 @@ describe("compile: retry order 'key'", () => {
     );
   });
 
-  it('refuses a changelog topic that is also a sink', () => {
+  it('refuses a changelog topic that is also a sink or a DLQ, saying which', () => {
     expect(problemOf(one({ retry: keyOrder }, { success: sink('app.p.parked') })).message).toContain(
-      "node 'p-parked': parked-records changelog topic 'app.p.parked' is also a sink or DLQ topic",
+      "node 'p-parked': parked-records changelog topic 'app.p.parked' of processor 'p' is also a sink of its success branch",
+    );
+    expect(problemOf(one({ retry: keyOrder, dlq: 'app.p.parked' }, { success: sink('out') })).message).toContain(
+      "node 'p-parked': parked-records changelog topic 'app.p.parked' of processor 'p' is also the DLQ of processor 'p'",
     );
   });
 

@@ -17,14 +17,14 @@ export interface KeyOrder {
  * that retries through topics must keep the order too (a blocking step keeps it already).
  *
  * @param chain the compiled steps, in order (undefined: a step that did not compile)
- * @param taken the topics of the sub-topology's sinks and DLQs, which the changelog may not be
+ * @param taken the topics of the sub-topology's sinks and DLQs, which the changelog may not be, each with what it is
  * @throws TopologyError naming the step: a retry-topic step without `order: 'key'` in an ordered
  *   chain, or a changelog topic that is not a legal name or is taken
  */
 export function compileKeyOrder(
   applicationId: string,
   chain: ReadonlyArray<ChainStep | undefined>,
-  taken: ReadonlySet<string>,
+  taken: ReadonlyMap<string, string>,
   claim: ClaimNodeName,
 ): KeyOrder | null {
   // Steps with problems of their own are left out: the others are still checked.
@@ -47,7 +47,9 @@ export function compileKeyOrder(
   const node = `${owner}-parked`;
   const problem = topicNameProblem(parkedTopic);
   if (problem !== undefined) throw new TopologyError(node, `parked-records changelog ${problem}`);
-  if (taken.has(parkedTopic)) throw new TopologyError(node, `parked-records changelog topic '${parkedTopic}' is also a sink or DLQ topic`);
+  const takenBy = taken.get(parkedTopic);
+  if (takenBy !== undefined)
+    throw new TopologyError(node, `parked-records changelog topic '${parkedTopic}' of processor '${owner}' is also ${takenBy}`);
   claim(node, `the parked-records changelog of processor '${owner}'`);
   return { parkedTopic, maxParkedKeys: Math.min(...ordered.map((s) => s.processor.retry.maxParkedKeys!)) };
 }

@@ -124,7 +124,10 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
         throw new TopologyError(dlq.name, `dead-letter topic '${dlq.topic}' is also a success sink of '${lastName}'`);
       });
   }
-  const taken = new Set([...(routes?.sinks.map((s) => s.topic) ?? []), ...steps.flatMap((s) => (s ? [s.deadLetter.topic] : []))]);
+  const taken = new Map([
+    ...(routes?.sinks.map((s) => [s.topic, 'a sink of its success branch'] as const) ?? []),
+    ...steps.flatMap((s) => (s ? [[s.deadLetter.topic, `the DLQ of processor '${s.processor.name}'`] as const] : [])),
+  ]);
   const keyOrder = problems.attempt(() => compileKeyOrder(applicationId, steps, taken, claim));
   problems.throwIfAny();
   const compiled = steps as ChainStep[];

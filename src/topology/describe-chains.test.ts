@@ -114,13 +114,15 @@ describe("describeTopology: retry order 'key'", () => {
     });
     expect(sub!.nodes.some((n) => n.type === 'retry-tier')).toBe(false);
     expect(sub!.edges.filter((e) => e.from === 'price-parked' || e.to === 'price-parked')).toEqual([
-      { from: 'price', to: 'price-parked', kind: 'retry', delayMs: 1000 },
+      { from: 'price', to: 'price-parked', kind: 'retry', delayMs: 1000, delaysMs: [1000, 10_000] },
       { from: 'price-parked', to: 'price', kind: 'record' },
     ]);
     const text = describeTopology(ordered, 'text');
     expect(text).toContain('retry: topics, maxAttempts: 3, delays at the task: 1000ms, 10000ms, order: key, maxHops: 3');
     expect(text).toContain('Parked records: price-parked (changelog: shop.price.parked, compacted, maxParkedKeys: 50 per task;');
-    expect(text).toContain('--> ship, price-parked (retry after 1000ms), price-dlq (dlq)');
-    expect(describeTopology(ordered, 'mermaid')).toContain('[("shop.price.parked (parked, key order)")]');
+    expect(text).toContain('--> ship, price-parked (retry at the task after 1000ms, 10000ms), price-dlq (dlq)');
+    const mermaid = describeTopology(ordered, 'mermaid');
+    expect(mermaid).toContain('[("shop.price.parked (parked, key order)")]');
+    expect(mermaid).toMatch(/-\.->\|"retry at the task 1000ms, 10000ms"\| s0n\d+/);
   });
 });

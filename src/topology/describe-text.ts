@@ -13,7 +13,7 @@ function nodeLine(node: NodeDescription, tierCount = 0): string {
       const reuse = r.maxAttempts - 1 > tierCount ? ', the last reused' : '';
       const how =
         r.order === 'key'
-          ? `delays at the task: ${r.delaysMs !== undefined ? r.delaysMs.map((d) => `${d}ms`).join(', ') : backoff}`
+          ? `delays at the task: ${r.delaysMs !== undefined ? msList(r.delaysMs) : backoff}`
           : r.tiers === undefined
             ? backoff
             : r.tiers === 'explicit'
@@ -96,9 +96,15 @@ function processorDetails(node: NodeDescription): string[] {
   return lines;
 }
 
+/** `1000ms, 10000ms`. */
+export function msList(delaysMs: readonly number[]): string {
+  return delaysMs.map((ms) => `${ms}ms`).join(', ');
+}
+
 function edgeLabel(edge: EdgeDescription): string {
   if (edge.kind === 'record') return edge.to;
   if (edge.kind === 'retry' && edge.from === edge.to) return `${edge.to} (retry in place, backoff from ${edge.delayMs}ms)`;
+  if (edge.kind === 'retry' && edge.delaysMs !== undefined) return `${edge.to} (retry at the task after ${msList(edge.delaysMs)})`;
   if (edge.kind === 'retry') return `${edge.to} (retry after ${edge.delayMs}ms)`;
   if (edge.multicast) return `${edge.to} (success, all)`;
   return `${edge.to} (${edge.kind})`;

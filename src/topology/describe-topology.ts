@@ -1,12 +1,18 @@
-import { describeText } from './describe-text.js';
+import { describeText, msList } from './describe-text.js';
 import type { CompiledTopology } from './compiled-topology.js';
-import { topologyDescription, type TopologyDescription } from './topology-description.js';
+import { topologyDescription, type EdgeDescription, type TopologyDescription } from './topology-description.js';
 
 export { topologyDescription } from './topology-description.js';
 export type { EdgeDescription, NodeDescription, TopologyDescription } from './topology-description.js';
 
 /** Output formats of {@link describeTopology}. */
 export type DescribeFormat = 'text' | 'json' | 'mermaid';
+
+/** A self-loop is a blocking retry (backoff from delayMs); an edge to a tier waits delayMs; one to the parked node, each of its delays in turn. */
+function retryEdgeLabel(edge: EdgeDescription): string {
+  if (edge.from === edge.to) return `retry in place, backoff from ${edge.delayMs}ms`;
+  return edge.delaysMs !== undefined ? `retry at the task ${msList(edge.delaysMs)}` : `retry ${edge.delayMs}ms`;
+}
 
 function describeMermaid(d: TopologyDescription): string {
   const lines = ['flowchart LR'];
@@ -25,11 +31,7 @@ function describeMermaid(d: TopologyDescription): string {
       const from = ids.get(edge.from)!;
       const to = ids.get(edge.to)!;
       if (edge.kind === 'record') lines.push(`    ${from} --> ${to}`);
-      else if (edge.kind === 'retry')
-        // A self-loop is a blocking retry (backoff from delayMs); an edge to a tier waits delayMs.
-        lines.push(
-          `    ${from} -.->|"${edge.from === edge.to ? `retry in place, backoff from ${edge.delayMs}ms` : `retry ${edge.delayMs}ms`}"| ${to}`,
-        );
+      else if (edge.kind === 'retry') lines.push(`    ${from} -.->|"${retryEdgeLabel(edge)}"| ${to}`);
       else if (edge.multicast) lines.push(`    ${from} ==>|"success (all)"| ${to}`);
       else lines.push(`    ${from} -->|${edge.kind}| ${to}`);
     }

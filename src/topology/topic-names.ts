@@ -55,8 +55,13 @@ export function parkedChangelogTopic(applicationId: string, processor: string): 
   return `${applicationId}.${processor}.parked`;
 }
 
-/** Whether `topic` is named like a {@link parkedChangelogTopic} of the application (of any processor). */
-export function isParkedChangelogTopic(applicationId: string, topic: string): boolean {
+/**
+ * The processor a {@link parkedChangelogTopic} of the application is named after, or undefined
+ * when `topic` is not named like one (`orders.price.parked` of `orders` → `price`).
+ */
+export function processorOfParkedChangelog(applicationId: string, topic: string): string | undefined {
   const [head, tail] = parkedChangelogTopic(applicationId, '\u0000').split('\u0000') as [string, string];
-  return topic.length > head.length + tail.length && topic.startsWith(head) && topic.endsWith(tail);
+  return topic.length > head.length + tail.length && topic.startsWith(head) && topic.endsWith(tail)
+    ? topic.slice(head.length, topic.length - tail.length)
+    : undefined;
 }

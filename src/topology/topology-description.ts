@@ -59,8 +59,10 @@ export interface EdgeDescription {
   readonly from: string;
   readonly to: string;
   readonly kind: 'record' | 'success' | 'retry' | 'dlq';
-  /** Retry edges: the delay before the retried record is processed, ms (topics mode: the tier's). */
+  /** Retry edges: the delay before the retried record is processed, ms (topics mode: the tier's; parked: the first). */
   readonly delayMs?: number;
+  /** The retry edge to the parked node (`order: 'key'`): the delay before each retry at the task, ms, in order. */
+  readonly delaysMs?: readonly number[];
   /** Success edges of a multicast branch: a copy of every output takes this edge (and each of its siblings). */
   readonly multicast?: true;
 }
@@ -130,7 +132,7 @@ function failureEdges(step: ChainStep, parked: string | undefined, nodes: NodeDe
       edges.push({ from: p.name, to: p.name, kind: 'retry', delayMs: p.retry.backoff.initialMs });
     }
     if (p.retry.order === 'key' && parked !== undefined) {
-      edges.push({ from: p.name, to: parked, kind: 'retry', delayMs: p.retry.tierDelaysMs[0] ?? 0 });
+      edges.push({ from: p.name, to: parked, kind: 'retry', delayMs: p.retry.tierDelaysMs[0] ?? 0, delaysMs: p.retry.tierDelaysMs });
       edges.push({ from: parked, to: p.name, kind: 'record' });
     }
     for (const tier of step.retryTiers) {

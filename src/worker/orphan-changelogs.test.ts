@@ -81,7 +81,9 @@ describe('orphanChangelogs', () => {
         ['orders.price.dlq', [[]]],
       ]),
     );
-    expect(await orphanChangelogs(app, client, admin)).toEqual([{ topic: 'orders.price.parked', records: 3, keys: 1, unreadable: 0 }]);
+    expect(await orphanChangelogs(app, client, admin)).toEqual([
+      { topic: 'orders.price.parked', processor: 'price', records: 3, keys: 1, unreadable: 0 },
+    ]);
     expect(reads.sort()).toEqual(['orders.enrich.parked', 'orders.eu.price.parked', 'orders.price.parked']);
   });
 
@@ -102,8 +104,9 @@ describe('orphanChangelogs', () => {
     const { client, admin } = kafka(topics);
     await warnOfOrphanChangelogs(app, client, admin, logger);
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 40, changelog: 'orders.price.parked', records: 2, keys: 1 });
+    expect(lines[0]).toMatchObject({ level: 40, changelog: 'orders.price.parked', processor: 'price', records: 2, keys: 1 });
     expect(lines[0]!['msg']).toContain("changelog topic 'orders.price.parked' holds 2 parked record(s) of 1 key(s)");
+    expect(lines[0]!['msg']).toContain("Put order 'key' back on processor 'price'");
   });
 
   it('warns, and lets the start go on, when the check itself fails', async () => {

@@ -4,12 +4,14 @@ import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import type { KafkaClient } from '../kafka/kafka-client.js';
 import { ParkedRecords } from '../runtime/parked-records.js';
 import { consumedTopics, producedTopics, type CompiledTopology } from '../topology/compiled-topology.js';
-import { isParkedChangelogTopic } from '../topology/topic-names.js';
+import { processorOfParkedChangelog } from '../topology/topic-names.js';
 import { readParkedPartitions } from './restore-parked.js';
 
 /** A parked-records changelog of the application that no processor of the topology restores. */
 export interface OrphanChangelog {
   readonly topic: string;
+  /** The processor it is named after (`<application.id>.<processor>.parked`): the one that had `retry.order: 'key'`. */
+  readonly processor: string;
   /** Parked records of the topology's sources still in it (heads and the records waiting behind them), over its partitions. */
   readonly records: number;
   /** Keys those records belong to. */
@@ -32,16 +34,18 @@ export interface OrphanChangelog {
 export async function orphanChangelogs(topology: CompiledTopology, client: KafkaClient, admin: KafkaAdmin): Promise<OrphanChangelog[]> {
   const used = new Set([...consumedTopics(topology), ...producedTopics(topology).map((p) => p.topic)]);
   const sources = new Set(topology.subtopologies.toArray().map((s) => s.source.topic));
-  const candidates = (await admin.listTopics()).filter((t) => isParkedChangelogTopic(topology.applicationId, t) && !used.has(t));
+  const candidates = (await admin.listTopics()).filter((t) => !used.has(t)).sort();
   const orphans: OrphanChangelog[] = [];
-  for (const topic of candidates.sort()) {
+  for (const topic of candidates) {
+    const processor = processorOfParkedChangelog(topology.applicationId, topic);
+    if (processor === undefined) continue;
     const read = await readParkedPartitions(client, admin, topic, `${topology.applicationId}.orphan-check.${randomUUID()}`);
     const readable = [...read.values()].filter((p): p is ParkedRecords => p instanceof ParkedRecords);
     // Only records of this topology's sources: an application whose id extends this one's
     // (`orders.eu` next to `orders`) names its changelogs alike.
     const lists = readable.flatMap((p) => [...p.snapshot().values()]).filter((list) => sources.has(list.first()?.record.topic ?? ''));
     const records = lists.reduce((n, list) => n + list.size, 0);
-    if (records > 0) orphans.push({ topic, records, keys: lists.length, unreadable: read.size - readable.length });
+    if (records > 0) orphans.push({ topic, processor, records, keys: lists.length, unreadable: read.size - readable.length });
   }
   return orphans;
 }
@@ -66,9 +70,9 @@ export async function warnOfOrphanChangelogs(
   }
   for (const o of orphans)
     logger.warn(
-      { changelog: o.topic, records: o.records, keys: o.keys, unreadablePartitions: o.unreadable },
+      { changelog: o.topic, processor: o.processor, records: o.records, keys: o.keys, unreadablePartitions: o.unreadable },
       `changelog topic '${o.topic}' holds ${o.records} parked record(s) of ${o.keys} key(s) that no processor of this topology ` +
-        "restores (none has retry order 'key' under that name): they are not processed. Put order 'key' back on that " +
-        'processor until weir_parked_records is 0, then remove it',
+        `restores (no processor '${o.processor}' has retry order 'key'): they are not processed. Put order 'key' back on ` +
+        `processor '${o.processor}' (under that name) until weir_parked_records is 0, then remove it`,
     );
 }

@@ -157,7 +157,10 @@ describe(onClient('weir status'), () => {
     // The topology drops order 'key': nobody restores the four records. Status and a worker say so.
     const unordered = { ...ordered, WEIR_TEST_RETRY_ORDER: 'none' };
     const orphaned = JSON.parse((await status(sc, 'json', unordered)).stdout) as TopologyStatus;
-    expect(orphaned).toMatchObject({ totalParked: null, orphanChangelogs: [{ topic: changelog, records: 4, keys: 1, unreadable: 0 }] });
+    expect(orphaned).toMatchObject({
+      totalParked: null,
+      orphanChangelogs: [{ topic: changelog, processor: 'scripted', records: 4, keys: 1, unreadable: 0 }],
+    });
     expect((await status(sc, 'table', unordered)).stdout).toContain(
       `Parked records no processor restores: ${changelog} holds 4 record(s) of 1 key(s)`,
     );
