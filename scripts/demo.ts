@@ -91,7 +91,7 @@ function intEnv(name: string, fallback: number, min = 1): number {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min) {
     const what = min === 1 ? 'a positive integer' : `an integer of at least ${min}`;
-    console.error(`demo: ${name} must be ${what} (got '${raw}')`);
+    console.error(`demo: ${name} must be ${what} (got ${JSON.stringify(raw)})`);
     process.exit(2);
   }
   return n;

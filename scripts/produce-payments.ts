@@ -12,7 +12,7 @@ import { createTopics, produce, quietKafka } from './lib/topic-io.js';
 
 const count = Number(process.argv[2] ?? '50');
 if (!Number.isInteger(count) || count < 1) {
-  console.error(`produce-payments: count must be a positive integer (got '${process.argv[2]}')`);
+  console.error(`produce-payments: count must be a positive integer (got ${JSON.stringify(process.argv[2])})`);
   process.exit(2);
 }
 const topic = process.env['PAYMENTS_TOPIC'] ?? 'payments';

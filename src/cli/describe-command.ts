@@ -54,7 +54,7 @@ export function addDescribeCommands(program: Command): void {
     .option('--verbose', 'print stack traces of errors')
     .action(async (file: string, flags: TopologyFlags & { format: string }) => {
       if (!FORMATS.includes(flags.format as DescribeFormat)) {
-        reportError(new ConfigError('--format', `must be one of ${FORMATS.join(', ')} (got '${flags.format}')`), false);
+        reportError(new ConfigError('--format', `must be one of ${FORMATS.join(', ')} (got ${JSON.stringify(flags.format)})`), false);
         process.exitCode = EXIT.usage;
         return;
       }

@@ -46,7 +46,7 @@ export function addStatusCommand(program: Command): void {
 async function status(file: string, flags: StatusFlags): Promise<number> {
   const verbose = flags.verbose === true;
   if (!(FORMATS as readonly string[]).includes(flags.format)) {
-    reportError(new ConfigError('--format', `must be one of ${FORMATS.join(', ')} (got '${flags.format}')`), false);
+    reportError(new ConfigError('--format', `must be one of ${FORMATS.join(', ')} (got ${JSON.stringify(flags.format)})`), false);
     return EXIT.usage;
   }
   let tool;

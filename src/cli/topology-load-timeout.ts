@@ -15,6 +15,7 @@ export function topologyLoadTimeoutMs(env: NodeJS.ProcessEnv = process.env): num
   const raw = env[TOPOLOGY_LOAD_TIMEOUT_ENV];
   if (raw === undefined || raw.trim() === '') return DEFAULT_TOPOLOGY_LOAD_TIMEOUT_MS;
   const parsed = timeoutMs.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(TOPOLOGY_LOAD_TIMEOUT_ENV, `must be a whole number of ms from 100 to 3600000 (got '${raw}')`);
+  if (!parsed.success)
+    throw new ConfigError(TOPOLOGY_LOAD_TIMEOUT_ENV, `must be a whole number of ms from 100 to 3600000 (got ${JSON.stringify(raw)})`);
   return parsed.data;
 }

@@ -14,6 +14,6 @@ export function propertyRuns(defaultRuns = 200, env: Readonly<Record<string, str
   const raw = env[PROPERTY_RUNS_ENV];
   if (raw === undefined || raw.trim() === '') return defaultRuns;
   const runs = Number(raw);
-  if (!Number.isInteger(runs) || runs < 1) throw new RangeError(`${PROPERTY_RUNS_ENV} must be an integer ≥ 1 (got '${raw}')`);
+  if (!Number.isInteger(runs) || runs < 1) throw new RangeError(`${PROPERTY_RUNS_ENV} must be an integer ≥ 1 (got ${JSON.stringify(raw)})`);
   return runs;
 }

@@ -188,6 +188,6 @@ describe(onClient('weir status'), () => {
     const sc = await scenarios.create('weir-it-status-format', { partitions: 1 });
     const result = await status(sc, 'yaml');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("invalid config '--format': must be one of table, json (got 'yaml')");
+    expect(result.stderr).toContain(`invalid config '--format': must be one of table, json (got "yaml")`);
   });
 });
