@@ -82,7 +82,13 @@ const parkedCell = (p: ParkedStatus | null): string => (p === null ? '-' : 'erro
 function formatStatus(s: TopologyStatus): string {
   if (!s.groupExists) return `${noGroup(s)}\n`;
   const parked = s.totalParked === null ? '' : `, parked ${s.totalParked}`;
-  const lines = [`consumer group ${s.applicationId}: ${s.state}, ${s.members.length} member(s), total lag ${s.totalLag}${parked}`, ''];
+  // Records parked under a processor that no longer keeps key order: nobody processes them (listed below).
+  const orphaned = s.orphanChangelogs.reduce((n, o) => n + o.records, 0);
+  const unrestored = orphaned === 0 ? '' : `, ${orphaned} parked record(s) no processor restores`;
+  const lines = [
+    `consumer group ${s.applicationId}: ${s.state}, ${s.members.length} member(s), total lag ${s.totalLag}${parked}${unrestored}`,
+    '',
+  ];
   const withParked = s.totalParked !== null;
   lines.push(
     s.members.length === 0
