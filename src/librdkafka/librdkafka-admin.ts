@@ -1,6 +1,7 @@
 import { IllegalStateError } from '../errors.js';
 import type { CommittedPosition } from '../runtime/ports.js';
 import type { GroupDescription, KafkaAdmin, TopicToCreate } from '../kafka/kafka-admin.js';
+import { CommittedOffsetReader } from './committed-offset-reader.js';
 import { describeGroupInHelper } from './isolated-describe-groups.js';
 import { ERR, codeOf } from './librdkafka-errors.js';
 import { call, type NativeAdmin, type NativeTopicDescription } from './librdkafka-native.js';
@@ -12,15 +13,19 @@ import type { NativeClients } from './librdkafka-native-clients.js';
  * unreachable broker fails there (`failFast`: within about 3 s). Committed offsets are the last
  * committed ones (offsets of a transaction still in flight are not read, as with kafkajs), or,
  * with `requireStable` (a new task's start offsets, and always for `committedPosition`), only once
- * no transaction holds them.
+ * no transaction holds them; they are read through consumers of the group
+ * ({@link CommittedOffsetReader}).
  * End offsets are the last stable offsets (`isolation.level=read_committed`).
  */
 export class LibrdkafkaAdmin implements KafkaAdmin {
   private client: NativeAdmin | undefined;
   private readonly timeout: number;
+  /** Committed offsets are read through consumers of the group, not this admin client. */
+  private readonly offsetReader: CommittedOffsetReader;
 
   constructor(private readonly clients: NativeClients) {
     this.timeout = clients.options.failFast ? 5_000 : 10_000;
+    this.offsetReader = new CommittedOffsetReader(clients, this.timeout);
   }
 
   /** @throws the binding's error when no broker answers */
@@ -38,6 +43,7 @@ export class LibrdkafkaAdmin implements KafkaAdmin {
 
   async disconnect(): Promise<void> {
     this.disconnectNow();
+    await this.offsetReader.close();
   }
 
   private disconnectNow(): void {
@@ -101,7 +107,7 @@ export class LibrdkafkaAdmin implements KafkaAdmin {
   }
 
   async committedOffset(groupId: string, topic: string, partition: number): Promise<number | undefined> {
-    return (await this.committed(groupId, [{ topic, partition }], false)).get(partition)?.offset;
+    return (await this.committed(groupId, topic, [partition], false)).get(partition)?.offset;
   }
 
   /**
@@ -110,7 +116,7 @@ export class LibrdkafkaAdmin implements KafkaAdmin {
    * read is the one the last ended transaction left, never the one before it.
    */
   async committedPosition(groupId: string, topic: string, partition: number): Promise<CommittedPosition | undefined> {
-    return (await this.committed(groupId, [{ topic, partition }], true)).get(partition);
+    return (await this.committed(groupId, topic, [partition], true)).get(partition);
   }
 
   async committedOffsets(
@@ -125,17 +131,15 @@ export class LibrdkafkaAdmin implements KafkaAdmin {
       if (described === undefined || described.error !== undefined) return new Map();
       asked = described.partitions.map((p) => p.partition);
     }
-    const positions = await this.committed(
-      groupId,
-      asked.map((partition) => ({ topic, partition })),
-      options.requireStable === true,
-    );
+    const positions = await this.committed(groupId, topic, asked, options.requireStable === true);
     return new Map([...positions].map(([partition, p]) => [partition, p.offset]));
   }
 
   /**
-   * Committed offsets, with their metadata, of partitions of one topic. A partition's error fails
-   * the read: it is never taken for "no offset", which would start a task at the log start.
+   * Committed offsets, with their metadata, of partitions of one topic, read through
+   * {@link CommittedOffsetReader} (not the admin client's `listConsumerGroupOffsets`, which can
+   * abort the process when the coordinator's connection drops). A partition's error fails the
+   * read: it is never taken for "no offset", which would start a task at the log start.
    *
    * - By default the last committed ones: offsets a transaction still in flight added are not
    *   read (as kafkajs reads them; `weir status` and the DLQ tools of a busy exactly_once group
@@ -143,36 +147,18 @@ export class LibrdkafkaAdmin implements KafkaAdmin {
    * - `requireStable` (KIP-447's `require_stable`, as Kafka Streams' consumer reads a new task's
    *   offsets): a partition whose offsets sit in an open transaction — a zombie's, whose commit
    *   may still land — answers `UNSTABLE_OFFSET_COMMIT` until that transaction ends (at most
-   *   `transaction.timeout.ms`), so it is asked again every 20 ms within the request timeout.
+   *   `transaction.timeout.ms`), so it is asked again within the request timeout.
    *
    * @throws the binding's error, or UNSTABLE_OFFSET_COMMIT still after the request timeout
    */
   private async committed(
     groupId: string,
-    partitions: Array<{ topic: string; partition: number }>,
+    topic: string,
+    partitions: readonly number[],
     requireStable: boolean,
   ): Promise<Map<number, CommittedPosition>> {
-    const offsets = new Map<number, CommittedPosition>();
-    const deadline = Date.now() + this.timeout;
-    let pending = partitions;
-    while (pending.length > 0) {
-      const [result] = await this.request<
-        Array<{ error?: Error; partitions: Array<{ partition: number; offset: number; metadata?: string | null; error?: Error }> }>
-      >((a, cb) =>
-        a.listConsumerGroupOffsets([{ groupId, partitions: pending }], { timeout: this.timeout, requireStableOffsets: requireStable }, cb),
-      );
-      if (result?.error !== undefined) throw result.error;
-      const unstable = new Set<number>();
-      for (const p of result?.partitions ?? []) {
-        if (p.error === undefined) {
-          if (p.offset >= 0) offsets.set(p.partition, { offset: p.offset, metadata: p.metadata || undefined });
-        } else if (requireStable && codeOf(p.error) === ERR.UNSTABLE_OFFSET_COMMIT && Date.now() < deadline) unstable.add(p.partition);
-        else throw p.error;
-      }
-      pending = pending.filter((tp) => unstable.has(tp.partition));
-      if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    return offsets;
+    if (this.client === undefined) throw new IllegalStateError('the librdkafka admin client is not connected');
+    return this.offsetReader.read(groupId, topic, partitions, requireStable);
   }
 
   async earliestOffsets(topic: string): Promise<Map<number, number>> {

@@ -86,6 +86,15 @@ export interface NativeConsumer extends NativeClient {
   pause(partitions: NativeTopicPartition[]): void;
   resume(partitions: NativeTopicPartition[]): void;
   seek(partition: NativeTopicPartitionOffset, timeoutMs: number, cb: (err: LibrdkafkaError | null) => void): this;
+  /**
+   * The group's committed offsets of `partitions` (librdkafka's `rd_kafka_committed`): per
+   * partition its offset (absent: none) and metadata, or an Error carrying the message only.
+   */
+  committed(
+    partitions: NativeTopicPartition[],
+    timeoutMs: number,
+    cb: (err: LibrdkafkaError | null, answers: Array<{ partition: number; offset?: number; metadata?: string } | Error>) => void,
+  ): this;
   /** Enqueues a commit (librdkafka's `commitAsync`); its outcome is the `offset.commit` event (with `offset_commit_cb: true`). */
   commit(offsets: NativeTopicPartitionOffset[]): this;
   /** Enqueues a commit; `cb` says only whether it was enqueued, not whether the coordinator took it. */
@@ -170,14 +179,8 @@ export interface NativeAdmin {
     options: { timeout: number; isolationLevel: number },
     cb: (err: LibrdkafkaError | null, result: NativeTopicPartitionOffset[]) => void,
   ): void;
-  listConsumerGroupOffsets(
-    groups: Array<{ groupId: string; partitions?: NativeTopicPartition[] }>,
-    options: { timeout: number; requireStableOffsets: boolean },
-    cb: (
-      err: LibrdkafkaError | null,
-      result: Array<{ groupId: string; error?: LibrdkafkaError; partitions: NativeTopicPartitionOffset[] }>,
-    ) => void,
-  ): void;
+  // No listConsumerGroupOffsets here: it can abort the process when the coordinator's
+  // connection drops (committed-offset-reader.ts reads through a consumer instead).
   // No describeGroups here: in this process it can crash it (isolated-describe-groups.ts).
   deleteGroups(groupIds: string[], options: { timeout: number }, cb: (err: LibrdkafkaError | null) => void): void;
 }
