@@ -217,6 +217,7 @@ describe('SharedTransaction (exactly_once_v2: one producer for every task of a m
     expect(h.fenced).toHaveLength(1);
     expect(h.outputs()).toEqual([]);
   });
+
   it('ends the open transaction when a send finds the producer fenced after another task asked to commit: every task closes fenced', async () => {
     const h = setup();
     await h.send(range(30));
