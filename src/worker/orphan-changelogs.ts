@@ -72,7 +72,7 @@ export async function warnOfOrphanChangelogs(
     logger.warn(
       { changelog: o.topic, processor: o.processor, records: o.records, keys: o.keys, unreadablePartitions: o.unreadable },
       `changelog topic '${o.topic}' holds ${o.records} parked record(s) of ${o.keys} key(s) that no processor of this topology ` +
-        `restores (no processor '${o.processor}' has retry order 'key'): they are not processed. Put order 'key' back on ` +
+        `restores (no processor '${o.processor}' has retry order 'key' first in its chain): they are not processed. Put order 'key' back on ` +
         `processor '${o.processor}' (under that name) until weir_parked_records is 0, then remove it`,
     );
 }
