@@ -21,9 +21,19 @@ export async function highWatermarkSum(admin: Admin, topic: string): Promise<num
   return (await admin.fetchTopicOffsets(topic)).reduce((sum, p) => sum + Number(p.high), 0);
 }
 
-/** Sum of the offsets `group` has committed on `topic` (0 for partitions without one). */
+/**
+ * Sum of the offsets `group` has committed on `topic` (0 for partitions without one, and 0 while
+ * the broker answers with a retriable error, such as NOT_COORDINATOR on a freshly started broker:
+ * the caller polls again).
+ */
 export async function committedOffsetSum(admin: Admin, group: string, topic: string): Promise<number> {
-  const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+  let offsets: Awaited<ReturnType<Admin['fetchOffsets']>>[number] | undefined;
+  try {
+    [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+  } catch (error) {
+    if ((error as { retriable?: unknown }).retriable === true) return 0;
+    throw error;
+  }
   return (offsets?.partitions ?? []).reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
 }
 

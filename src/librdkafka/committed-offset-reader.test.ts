@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CommittedOffsetReader } from './committed-offset-reader.js';
-import type { NativeClients } from './librdkafka-native-clients.js';
+import { NativeClients } from './librdkafka-native-clients.js';
+import type { LibrdkafkaConfig } from './librdkafka-native.js';
 
 type Answer = { partition: number; offset?: number; metadata?: string } | Error;
 const UNSTABLE = 'Broker: There are unstable offsets that need to be cleared';
@@ -28,6 +29,10 @@ function fakeClients(script: Array<(asked: number[]) => Answer[]>) {
       };
     },
     connect: async () => () => undefined,
+    // The real helper, over the fake consumer and connect above.
+    nonJoiningConsumer(config: Record<string, unknown>) {
+      return NativeClients.prototype.nonJoiningConsumer.call(this as unknown as NativeClients, config as LibrdkafkaConfig);
+    },
     router: { heard: () => heard++ },
   } as unknown as NativeClients;
   return { clients, configs, asked, disconnected: () => disconnected, heard: () => heard };

@@ -102,15 +102,10 @@ export class CommittedOffsetReader {
     return consumer;
   }
 
-  private async connect(groupId: string, requireStable: boolean): Promise<NativeConsumer> {
-    const consumer = this.clients.consumer({
+  private connect(groupId: string, requireStable: boolean): Promise<NativeConsumer> {
+    return this.clients.nonJoiningConsumer({
       'group.id': groupId,
-      'enable.auto.commit': false,
       'isolation.level': requireStable ? 'read_committed' : 'read_uncommitted',
     });
-    const removeProbe = await this.clients.connect(consumer);
-    // Only an offset source: the group's outages are reported by the other clients.
-    removeProbe();
-    return consumer;
   }
 }

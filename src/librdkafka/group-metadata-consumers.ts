@@ -37,11 +37,7 @@ export class GroupMetadataConsumers {
     if (consumer !== undefined) await call((cb) => consumer.disconnect(cb)).catch(() => undefined);
   }
 
-  private async connect(groupId: string): Promise<NativeConsumer> {
-    const consumer = this.clients.consumer({ 'group.id': groupId, 'enable.auto.commit': false });
-    const removeProbe = await this.clients.connect(consumer);
-    // Only a metadata source: the group's outages are reported by the other clients.
-    removeProbe();
-    return consumer;
+  private connect(groupId: string): Promise<NativeConsumer> {
+    return this.clients.nonJoiningConsumer({ 'group.id': groupId });
   }
 }

@@ -74,4 +74,18 @@ export class NativeClients {
     this.router.heard();
     return this.router.addProbe(() => call((cb) => client.getMetadata({ timeout: 1_500 }, cb)));
   }
+
+  /**
+   * A consumer of `config`'s group that never joins it, connected: a source of the group's
+   * metadata or committed offsets only. It is no probe for outages (the group's other clients
+   * report those).
+   *
+   * @throws the binding's error when no broker answers within {@link connectTimeoutMs}
+   */
+  async nonJoiningConsumer(config: LibrdkafkaConfig): Promise<NativeConsumer> {
+    const consumer = this.consumer({ 'enable.auto.commit': false, ...config });
+    const removeProbe = await this.connect(consumer);
+    removeProbe();
+    return consumer;
+  }
 }
