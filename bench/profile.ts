@@ -13,13 +13,19 @@
  * also counts, from the worker's debug log, the requests kafkajs retried after the broker
  * answered `CONCURRENT_TRANSACTIONS` (exactly_once), and the time those retries waited.
  *
+ * PROFILE_MEMORY=1 also samples the worker's resident set and V8 heap every 250 ms (through its
+ * `/metrics` on PROFILE_METRICS_PORT, default 9479) and prints the timeline and the peak;
+ * PROFILE_ALLOCATIONS=1 also records where the worker's main thread allocates over the window
+ * (bench/allocation-sampler.mjs: V8's sampling heap profiler, collected objects included) and
+ * prints the bytes by area and function, per record.
+ *
  * Build first (`npm run build`). The profiles stay in PROFILE_DIR (default a temporary folder)
  * to open in Chrome DevTools. PROFILE_REPO profiles another built checkout instead (e.g. a
  * worktree of an older commit, for a before/after).
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_BROKERS } from '../scripts/lib/broker-instance.js';
@@ -29,6 +35,7 @@ import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
 import { waitFor } from '../scripts/lib/wait-for.js';
 import { cpuSeconds } from './bench-tools.js';
 import { committedOffsetSum, doneCondition, highWatermarkSum } from './sink-progress.js';
+import { MemorySampler, summariseAllocations } from './memory-profile.js';
 
 const env = process.env;
 const records = Number(env['PROFILE_RECORDS'] ?? 200_000);
@@ -40,6 +47,9 @@ const logLevel = env['PROFILE_LOG_LEVEL'] ?? 'info';
 /** Another checkout of weir to profile (built), e.g. an older commit's worktree for a before/after. */
 const weirRoot = env['PROFILE_REPO'] ?? repoRoot;
 const brokers = env['KAFKA_BROKERS'] ?? DEFAULT_BROKERS;
+const memory = env['PROFILE_MEMORY'] === '1';
+const allocations = env['PROFILE_ALLOCATIONS'] === '1';
+const metricsPort = env['PROFILE_METRICS_PORT'] ?? '9479';
 
 /** The space-separated words of an environment variable (none when it is unset). */
 function words(value: string | undefined): string[] {
@@ -140,13 +150,17 @@ async function main(): Promise<void> {
     ...(env['PROFILE_THREADS'] ? ['--threads', env['PROFILE_THREADS']] : []),
     ...(env['PROFILE_CLIENT'] ? ['--client', env['PROFILE_CLIENT']] : []),
     ...words(env['PROFILE_ARGS']),
+    ...(memory ? ['--metrics-port', metricsPort] : []),
   ];
+  const allocationFile = path.join(dir, 'allocations.heapprofile');
+  await rm(allocationFile, { force: true });
   const child = spawn(
     process.execPath,
     [
       '--cpu-prof',
       `--cpu-prof-dir=${dir}`,
       ...words(env['PROFILE_NODE_ARGS']),
+      ...(allocations ? ['--import', path.join(repoRoot, 'bench', 'allocation-sampler.mjs')] : []),
       path.join(weirRoot, 'bin', 'weir.js'),
       'run',
       'bench/passthrough.ts',
@@ -155,7 +169,13 @@ async function main(): Promise<void> {
     {
       cwd: weirRoot,
       // PROFILE_LOG_LEVEL=debug: kafkajs' retry lines are counted below.
-      env: { ...env, BENCH_SOURCE: source, BENCH_SINK: sink, WEIR_LOG_LEVEL: logLevel },
+      env: {
+        ...env,
+        BENCH_SOURCE: source,
+        BENCH_SINK: sink,
+        WEIR_LOG_LEVEL: logLevel,
+        ...(allocations ? { ALLOCATION_PROFILE_PATH: allocationFile } : {}),
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
@@ -197,6 +217,9 @@ async function main(): Promise<void> {
   await Promise.race([started, exitedEarly]);
   const t0 = performance.now();
   const cpu0 = cpuSeconds(child.pid!);
+  // The sampler's first SIGUSR2 starts it, the second writes what it sampled.
+  if (allocations) child.kill('SIGUSR2');
+  const sampler = memory ? new MemorySampler(child.pid!, `http://127.0.0.1:${metricsPort}/metrics`) : undefined;
   const done = doneCondition(admin, guarantee, { source, sink, group: name }, inputs);
   const progress = async (): Promise<string> =>
     `profile: the run did not finish in 600 s (${await committedOffsetSum(admin, name, source).catch(() => '?')} of ${inputs} input offsets committed)`;
@@ -222,6 +245,15 @@ async function main(): Promise<void> {
   ]);
   const seconds = (performance.now() - t0) / 1_000;
   const cpu = cpuSeconds(child.pid!) - cpu0;
+  const memoryTimeline = sampler?.stop();
+  if (allocations) {
+    child.kill('SIGUSR2');
+    await waitFor(
+      async () => (await readFile(allocationFile).catch(() => undefined)) !== undefined,
+      30_000,
+      () => 'no allocation profile',
+    );
+  }
   const stoppedAt = performance.now();
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
@@ -233,6 +265,8 @@ async function main(): Promise<void> {
     console.log(
       `profile: kafkajs retried ${concurrent.retries} request(s) after CONCURRENT_TRANSACTIONS, waiting ${(concurrent.waitMs / 1_000).toFixed(1)} s in all`,
     );
+  if (memoryTimeline !== undefined) console.log(`\nmemory over the window:\n${memoryTimeline}`);
+  if (allocations) console.log(`\n${await summariseAllocations(allocationFile, inputs, areaOf)}`);
   for (const file of (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')).sort()) {
     const profile = JSON.parse(await readFile(path.join(dir, file), 'utf8')) as CpuProfile;
     const { byArea, byFunction, totalMs } = summarise(profile, windowMs);
