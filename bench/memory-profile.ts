@@ -26,12 +26,14 @@ function gaugeMiB(metrics: string, name: string): number {
 }
 
 /**
- * Samples a process's resident set (`VmRSS` of /proc) and its V8 heap (weir's `/metrics` at
- * `metricsUrl`: heap total, heap used, external memory) every `everyMs` until {@link stop}.
+ * Samples a process's resident set (`VmRSS` of /proc) and its main thread's V8 heap (weir's
+ * `/metrics` at `metricsUrl`: heap total, heap used, external memory) every `everyMs` until
+ * {@link stop}. Each sample is stamped when its RSS is read.
  */
 export class MemorySampler {
   private readonly lines: string[] = [];
-  private peak = { rssMiB: 0, line: '' };
+  private peakRss = { mib: 0, at: '' };
+  private peakHeapUsed = { mib: 0, at: '' };
   private readonly timer: NodeJS.Timeout;
   private readonly t0 = performance.now();
 
@@ -44,22 +46,30 @@ export class MemorySampler {
   }
 
   private async sample(): Promise<void> {
+    const at = `${((performance.now() - this.t0) / 1_000).toFixed(1)} s`;
     const status = await readFile(`/proc/${this.pid}/status`, 'utf8');
     const rssMiB = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN) / 1_024;
     const metrics = await (await fetch(this.metricsUrl)).text();
-    const heap = (name: string): string => gaugeMiB(metrics, `weir_process_nodejs_${name}`).toFixed(0);
-    const line =
-      `${((performance.now() - this.t0) / 1_000).toFixed(1).padStart(5)} s: RSS ${rssMiB.toFixed(0)} MiB, V8 heap ` +
-      `${heap('heap_size_total_bytes')} MiB (${heap('heap_size_used_bytes')} used), external ${heap('external_memory_bytes')} MiB`;
-    this.lines.push(line);
-    if (rssMiB > this.peak.rssMiB) this.peak = { rssMiB, line };
+    const heap = (name: string): number => gaugeMiB(metrics, `weir_process_nodejs_${name}`);
+    const used = heap('heap_size_used_bytes');
+    this.lines.push(
+      `${at.padStart(7)}: RSS ${rssMiB.toFixed(0)} MiB, V8 heap ${heap('heap_size_total_bytes').toFixed(0)} MiB ` +
+        `(${used.toFixed(0)} used), external ${heap('external_memory_bytes').toFixed(0)} MiB`,
+    );
+    if (rssMiB > this.peakRss.mib) this.peakRss = { mib: rssMiB, at };
+    if (used > this.peakHeapUsed.mib) this.peakHeapUsed = { mib: used, at };
   }
 
   /** Stops sampling; returns the timeline (about one line a second) and the peak. */
   stop(): string {
     clearInterval(this.timer);
     const every = Math.max(1, Math.round(this.lines.length / Math.max(1, (performance.now() - this.t0) / 1_000)));
-    return [...this.lines.filter((_, i) => i % every === 0), `peak: ${this.peak.line.replace(/^\s*[\d.]+ s: /, '')}`].join('\n');
+    return [
+      ...this.lines.filter((_, i) => i % every === 0),
+      `peak RSS ${this.peakRss.mib.toFixed(0)} MiB (at ${this.peakRss.at}), peak V8 heap used ${this.peakHeapUsed.mib.toFixed(0)} MiB (at ${this.peakHeapUsed.at})`,
+      // weir's process metrics are the main thread's: a stream thread has a heap of its own.
+      'V8 heap: the main thread only (a stream thread of --threads has its own heap, counted in RSS)',
+    ].join('\n');
   }
 }
 

@@ -152,6 +152,8 @@ async function main(): Promise<void> {
     ...words(env['PROFILE_ARGS']),
     ...(memory ? ['--metrics-port', metricsPort] : []),
   ];
+  // A reused PROFILE_DIR: only the CPU profiles this run writes are summarised.
+  const earlierProfiles = new Set(await readdir(dir));
   const allocationFile = path.join(dir, 'allocations.heapprofile');
   await rm(allocationFile, { force: true });
   const child = spawn(
@@ -189,6 +191,8 @@ async function main(): Promise<void> {
       const lines = (rest + chunk.toString('utf8')).split('\n');
       rest = lines.pop() ?? '';
       for (const line of lines) {
+        // The worker's warnings and errors (pino levels 40–60): a run that fails or stalls says why.
+        if (/"level":[456]0,/.test(line)) console.error(`profile: worker: ${line}`);
         if (!isStarted && (line.includes('"worker started"') || line.includes('"stream threads started"'))) {
           isStarted = true;
           resolve();
@@ -266,8 +270,11 @@ async function main(): Promise<void> {
       `profile: kafkajs retried ${concurrent.retries} request(s) after CONCURRENT_TRANSACTIONS, waiting ${(concurrent.waitMs / 1_000).toFixed(1)} s in all`,
     );
   if (memoryTimeline !== undefined) console.log(`\nmemory over the window:\n${memoryTimeline}`);
-  if (allocations) console.log(`\n${await summariseAllocations(allocationFile, inputs, areaOf)}`);
-  for (const file of (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')).sort()) {
+  if (allocations) {
+    const threads = env['PROFILE_THREADS'] ? ' (the main thread only: not the stream threads of --threads)' : '';
+    console.log(`\n${await summariseAllocations(allocationFile, inputs, areaOf)}${threads}`);
+  }
+  for (const file of (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile') && !earlierProfiles.has(f)).sort()) {
     const profile = JSON.parse(await readFile(path.join(dir, file), 'utf8')) as CpuProfile;
     const { byArea, byFunction, totalMs } = summarise(profile, windowMs);
     const busy = totalMs * 1_000 - (byArea.get('idle') ?? 0);

@@ -39,7 +39,7 @@ import { startBroker } from '../scripts/lib/kafka-broker.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
 import { prepareBaseline } from './baseline.js';
 import { machineDescription, writeBenchSection } from './bench-tools.js';
-import type { Contestant, Prerequisites } from './contestants.js';
+import { WEIR_HEAP_LIMIT_MIB, type Contestant, type Prerequisites } from './contestants.js';
 import { buildKafkaStreams, KAFKA_STREAMS_HEAP } from './kafka-streams.js';
 import { renderBaselineTable, renderTable, renderVersusTable, type RowResult, type RunOutcome } from './report.js';
 import { runOnce } from './run-once.js';
@@ -168,7 +168,7 @@ async function main(): Promise<void> {
     const second = workload.versus === undefined ? '' : renderVersusTable(results, workload.versus);
     const table = [
       `Measured ${new Date().toISOString().slice(0, 10)} on ${machineDescription()}; Kafka broker on the same machine, shared with other work (${load}).`,
-      `${input.records} records of ${workload.recordBytes} B over ${workload.partitions} partitions; ${reps} repetition(s), interleaved, order rotated per repetition; median (min–max). Kafka Streams 4.4.0 JVM with -Xmx${KAFKA_STREAMS_HEAP}.`,
+      `${input.records} records of ${workload.recordBytes} B over ${workload.partitions} partitions; ${reps} repetition(s), interleaved, order rotated per repetition; median (min–max). Kafka Streams 4.4.0 JVM with -Xmx${KAFKA_STREAMS_HEAP}; weir with node --max-old-space-size=${WEIR_HEAP_LIMIT_MIB}.`,
       ...(baseline === undefined ? [] : [`weir@${baseline.rev}: weir as built at commit ${baseline.rev} (${baseline.subject}).`]),
       '',
       renderTable(results, input.records, workload.baseline),
