@@ -105,15 +105,16 @@ export function kafkajsLoop(): Contestant {
 
 /**
  * The heap limit of every weir contestant, MiB (node's `--max-old-space-size`): the same 1 GiB as
- * Kafka Streams' `-Xmx1g` (`KAFKA_STREAMS_HEAP` in bench/kafka-streams.ts). Without one, V8's limit on this kind of
- * machine is 4 GiB, and under a limit of 2 GiB or more it lets garbage grow to 4× the live heap
- * before collecting it (bench/README.md, "where the memory goes"); docs/operations.md tells
- * operators the same.
+ * Kafka Streams' `-Xmx1g` (`KAFKA_STREAMS_HEAP` in bench/kafka-streams.ts). Without one, V8's
+ * limit on this kind of machine is 4 GiB, and under a limit of 2 GiB or more it lets garbage grow
+ * to 4× the live heap before collecting it (bench/README.md, "where the memory goes");
+ * docs/operations.md tells operators the same.
  */
 export const WEIR_HEAP_LIMIT_MIB = 1_024;
 
 /**
- * `weir run bench/passthrough.ts` (buffer serdes), with a heap limit of {@link WEIR_HEAP_LIMIT_MIB}. `threads` needs `--threads`, `client` needs
+ * `weir run bench/passthrough.ts` (buffer serdes), with a heap limit of
+ * {@link WEIR_HEAP_LIMIT_MIB}. `threads` needs `--threads`, `client` needs
  * `--client` with that choice; one thread on the default client needs neither. With `baseline`
  * (a short commit id), weir as built at that commit runs it: {@link Prerequisites.baseline}'s
  * `bin/weir.js` on that checkout's own `bench/passthrough.ts`.
