@@ -3,9 +3,9 @@
  * broker:
  * - under exactly_once, a failed record waits at its task, durably in the compacted changelog
  *   `<application id>.scripted.parked`, and its key's later records wait behind it. SIGKILL the
- *   worker twice while records are parked, restart it, and every input ends exactly once in the
- *   sink or the DLQ, each key's successes in input order, no tier topic in sight; the restarts
- *   log what they restored;
+ *   worker twice (or more, until a restart restored parked records) while records are parked,
+ *   restart it, and every input ends exactly once in the sink or the DLQ, each key's successes
+ *   in input order, no tier topic in sight; the restarts log what they restored;
  * - a changelog record that cannot be read back stops its task's start with an error naming
  *   `topic-partition@offset`; the other partitions are processed.
  */
@@ -23,7 +23,7 @@ const KEYS = 8;
 const idOf = (r: ReadRecord): string => scriptOf(r).id;
 
 describe(onClient("weir run (retry order 'key', exactly_once)"), () => {
-  it('keeps every key in input order and every input exactly once across two SIGKILLs while records are parked', async () => {
+  it('keeps every key in input order and every input exactly once across SIGKILLs while records are parked', async () => {
     const sc = await scenarios.create('ko-kill', {
       env: {
         WEIR_TEST_GUARANTEE: 'exactly_once',
@@ -58,22 +58,36 @@ describe(onClient("weir run (retry order 'key', exactly_once)"), () => {
       () => 'no record was parked',
     );
     expect(await first.stop('SIGKILL')).toBe('SIGKILL');
-    const atFirstKill = await changelogRecords();
+    let atKill = await changelogRecords();
 
-    const second = sc.start();
-    await second.waitForLog((l) => l.msg === 'worker started', 60_000);
-    await waitFor(
-      async () => (await changelogRecords()) > atFirstKill + 20,
-      30_000,
-      () => 'nothing parked after the restart',
-    );
-    expect(await second.stop('SIGKILL')).toBe('SIGKILL');
-    // The restart rebuilt what was parked at the first kill (committed there: records wait at
-    // least 600 ms, three commit intervals) and said so, per task.
-    const restoredLines = second.logs.filter((l) => l.msg === 'restored the parked records of the task');
+    // A restart rebuilds what was parked at the kill before it and says so, per task: records wait
+    // at least 600 ms, three commit intervals, so parked records are usually committed by the
+    // kill. Not always: under load a worker's transactions can fail until it is killed, and then
+    // the changelog grew by aborted records only and nothing committed is parked. So the worker is
+    // restarted and killed again, up to three more times, until a restart restored parked records;
+    // every kill also counts for the exactly-once and order checks below.
+    let restoredLines: Array<Record<string, unknown>> = [];
+    let restarts = 0;
+    while (restoredLines.length === 0 && restarts < 4) {
+      const worker = sc.start();
+      restarts++;
+      await worker.waitForLog((l) => l.msg === 'worker started', 60_000);
+      const before = atKill;
+      await waitFor(
+        async () => (await changelogRecords()) > before + 20,
+        30_000,
+        () => `nothing parked after restart ${restarts}`,
+      );
+      expect(await worker.stop('SIGKILL')).toBe('SIGKILL');
+      restoredLines = worker.logs.filter((l) => l.msg === 'restored the parked records of the task');
+      if (restoredLines.length === 0) atKill = await changelogRecords();
+      else {
+        const restored = restoredLines.reduce((n, l) => n + (l['records'] as number), 0);
+        expect(restored).toBeLessThanOrEqual(before);
+      }
+    }
     const restored = restoredLines.reduce((n, l) => n + (l['records'] as number), 0);
-    expect(restored).toBeGreaterThan(0);
-    expect(restored).toBeLessThanOrEqual(atFirstKill);
+    expect(restored, `no restart of ${restarts} restored parked records`).toBeGreaterThan(0);
     expect(restoredLines.every((l) => l['changelog'] === changelog && (l['keys'] as number) <= KEYS)).toBe(true);
 
     const third = sc.start();
@@ -106,7 +120,7 @@ describe(onClient("weir run (retry order 'key', exactly_once)"), () => {
     });
     expect(described.resources[0]?.configEntries.find((e) => e.configName === 'cleanup.policy')?.configValue).toBe('compact');
     console.log(
-      `[key-order] ${scripts.length} inputs over ${KEYS} keys: ${records.length - dlqIds.length} in the sink (${retried} after retries), ${dlqIds.length} in the DLQ; changelog ${await changelogRecords()} records`,
+      `[key-order] ${scripts.length} inputs over ${KEYS} keys: ${records.length - dlqIds.length} in the sink (${retried} after retries), ${dlqIds.length} in the DLQ; changelog ${await changelogRecords()} records; ${restarts} restart(s) until one restored parked records (${restored})`,
     );
     expect(await third.stop('SIGTERM')).toBe(0);
   });
