@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CommittedOffsetReader } from './committed-offset-reader.js';
 import { NativeClients } from './librdkafka-native-clients.js';
 import type { LibrdkafkaConfig } from './librdkafka-native.js';
@@ -61,6 +61,39 @@ describe('CommittedOffsetReader', () => {
     expect(fake.heard()).toBe(3);
     await reader.close();
     expect(fake.disconnected()).toBe(2);
+  });
+
+  it('disconnects only once the reads under way answered (a consumer disconnected under committed() crashes the binding), and refuses reads after close', async () => {
+    const events: string[] = [];
+    let answer: (() => void) | undefined;
+    const clients = {
+      nonJoiningConsumer: async () => ({
+        committed: (partitions: Array<{ partition: number }>, _timeoutMs: number, cb: (err: null, a: Answer[]) => void) => {
+          events.push('committed');
+          answer = () =>
+            cb(
+              null,
+              partitions.map((p) => ({ partition: p.partition, offset: 3 })),
+            );
+        },
+        disconnect: (cb: (err: null) => void) => {
+          events.push('disconnect');
+          cb(null);
+        },
+      }),
+      router: { heard: () => undefined },
+    } as unknown as NativeClients;
+    const reader = new CommittedOffsetReader(clients, 5_000);
+    const read = reader.read('app', 'in', [0], true);
+    await vi.waitFor(() => expect(events).toEqual(['committed']));
+    const closed = reader.close();
+    await expect(reader.read('app', 'in', [0], true)).rejects.toThrow('closed');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).toEqual(['committed']);
+    answer!();
+    expect((await read).get(0)?.offset).toBe(3);
+    await closed;
+    expect(events).toEqual(['committed', 'disconnect']);
   });
 
   it('asks again for the partitions still unstable (require_stable), and only those', async () => {

@@ -29,6 +29,9 @@ const UNSTABLE_OFFSET_COMMIT_MESSAGE = 'Broker: There are unstable offsets that 
  */
 export class CommittedOffsetReader {
   private readonly consumers = new Map<string, Promise<NativeConsumer>>();
+  /** Reads under way: {@link close} waits for them, since a consumer disconnected under its `committed()` call crashes the process. */
+  private readonly reading = new Set<Promise<unknown>>();
+  private closed = false;
 
   /** @param timeoutMs how long one read may take, ms (the coordinator found, the offsets answered) */
   constructor(
@@ -42,9 +45,22 @@ export class CommittedOffsetReader {
    * which would start a task at the log start.
    *
    * @throws the binding's error (e.g. `Local: Timed out` when no coordinator answered), a
-   *   partition's error, or UNSTABLE_OFFSET_COMMIT still after the timeout
+   *   partition's error, UNSTABLE_OFFSET_COMMIT still after the timeout, or an Error once
+   *   {@link close} was called
    */
-  async read(
+  read(groupId: string, topic: string, partitions: readonly number[], requireStable: boolean): Promise<Map<number, CommittedPosition>> {
+    if (this.closed) return Promise.reject(new Error('the committed-offset reader is closed'));
+    const reading = this.readOffsets(groupId, topic, partitions, requireStable);
+    const settled = reading.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.reading.add(settled);
+    void settled.then(() => this.reading.delete(settled));
+    return reading;
+  }
+
+  private async readOffsets(
     groupId: string,
     topic: string,
     partitions: readonly number[],
@@ -77,8 +93,14 @@ export class CommittedOffsetReader {
     return offsets;
   }
 
-  /** Disconnects the consumers. */
+  /**
+   * Disconnects the consumers, once the reads under way ended (each within its timeout): the
+   * binding crashes the process (SIGSEGV) when a consumer is disconnected under a `committed()`
+   * call. Reads asked for after this fail.
+   */
   async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.reading]);
     const consumers = [...this.consumers.values()];
     this.consumers.clear();
     await Promise.all(
