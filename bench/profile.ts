@@ -25,7 +25,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_BROKERS } from '../scripts/lib/broker-instance.js';
@@ -143,7 +143,9 @@ async function main(): Promise<void> {
     5_000,
   );
   const inputs = await highWatermarkSum(admin, source);
-  const dir = env['PROFILE_DIR'] ?? (await mkdtemp(path.join(os.tmpdir(), 'weir-profile-')));
+  const given = env['PROFILE_DIR'];
+  const dir = given ?? (await mkdtemp(path.join(os.tmpdir(), 'weir-profile-')));
+  if (given !== undefined) await mkdir(given, { recursive: true });
   const flags = [
     ...['--application-id', name, '--brokers', brokers, '--guarantee', guarantee],
     ...['--commit-interval-ms', guarantee === 'exactly_once' ? '100' : '1000'],
