@@ -32,6 +32,29 @@ function setup(stashLimit = 10, accept = true, nativeTakes = true) {
 }
 
 describe('FetchDispatcher (librdkafka)', () => {
+  it('hands each partition its own records in offset order when one poll interleaves partitions and topics', () => {
+    const fetches = new PartitionFetches();
+    const tps = [tp, { topic: 't', partition: 1 }, { topic: 'u', partition: 0 }];
+    for (const p of tps) fetches.add(p);
+    const handed: string[] = [];
+    const dispatcher = new FetchDispatcher(
+      fetches,
+      {
+        onBatch: (topic, partition, records: InputRecord[], next) => {
+          handed.push(`${topic}-${partition}: ${records.map((r) => `${r.topic}-${r.partition}@${r.offset}`).join(' ')} next ${next}`);
+          return true;
+        },
+        onSkipped: () => undefined,
+      },
+      () => true,
+      10,
+    );
+    const at = (p: { topic: string; partition: number }, offset: number) => ({ ...nativeMessages(offset, 1)[0]!, ...p });
+    const [t0, t1, u0] = tps as [typeof tp, typeof tp, typeof tp];
+    dispatcher.dispatch([at(t0, 0), at(t0, 1), at(t1, 0), at(t0, 2), at(u0, 0), at(u0, 1), at(t1, 1), at(t0, 3)], []);
+    expect(handed.sort()).toEqual(['t-0: t-0@0 t-0@1 t-0@2 t-0@3 next 4', 't-1: t-1@0 t-1@1 next 2', 'u-0: u-0@0 u-0@1 next 2']);
+  });
+
   it('stashes what a held partition fetches and hands it over first on release, without pausing librdkafka', async () => {
     const { dispatcher, handed, native } = setup();
     dispatcher.dispatch(nativeMessages(0, 3), []);

@@ -119,10 +119,14 @@ export class FetchDispatcher {
 /** Messages grouped by partition, each group in offset order (the order librdkafka delivers). */
 function groupByPartition(messages: readonly NativeMessage[]): Map<TopicPartition, NativeMessage[]> {
   const groups = new Map<string, { tp: TopicPartition; batch: NativeMessage[] }>();
+  let group: { tp: TopicPartition; batch: NativeMessage[] } | undefined;
   for (const m of messages) {
-    const key = `${m.topic}\u0000${m.partition}`;
-    let group = groups.get(key);
-    if (group === undefined) groups.set(key, (group = { tp: { topic: m.topic, partition: m.partition }, batch: [] }));
+    // librdkafka hands a partition's messages over in runs: a run's key is built once, not per message.
+    if (group === undefined || group.tp.partition !== m.partition || group.tp.topic !== m.topic) {
+      const key = `${m.topic}\u0000${m.partition}`;
+      group = groups.get(key);
+      if (group === undefined) groups.set(key, (group = { tp: { topic: m.topic, partition: m.partition }, batch: [] }));
+    }
     group.batch.push(m);
   }
   return new Map([...groups.values()].map((g) => [g.tp, g.batch]));
