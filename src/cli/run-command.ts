@@ -35,6 +35,10 @@ export function addRunCommand(program: Command): void {
     .option('--partitions <n>', "partitions of topics weir creates [env WEIR_TOPIC_PARTITIONS, default: the source topic's]")
     .option('--metrics-port <port>', 'serve /metrics (Prometheus), /healthz and /readyz on this port [env WEIR_METRICS_PORT]')
     .option('--metrics-host <address>', 'bind the metrics server to this address [env WEIR_METRICS_HOST, default every interface]')
+    .option(
+      '--metrics-recording-level <level>',
+      'metrics.recording.level: info | debug (adds the per-attempt weir_process_duration_seconds) [env WEIR_METRICS_RECORDING_LEVEL, default info]',
+    )
     .option('--transaction-timeout-ms <ms>', 'exactly_once transaction.timeout.ms [env WEIR_TRANSACTION_TIMEOUT_MS, default 10000]')
     .option(
       '--max-buffered-records <n>',

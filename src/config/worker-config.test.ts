@@ -27,6 +27,11 @@ describe('loadWorkerConfig', () => {
     expect(loadWorkerConfig({}, { WEIR_THREADS: '2' }).threads).toBe(2);
     expect(loadWorkerConfig({}, {}).client).toBe('kafkajs');
     expect(loadWorkerConfig({}, { WEIR_KAFKA_CLIENT: 'librdkafka' }).client).toBe('librdkafka');
+    expect(loadWorkerConfig({}, {}).metricsRecordingLevel).toBe('info');
+    expect(loadWorkerConfig({}, { WEIR_METRICS_RECORDING_LEVEL: 'debug' }).metricsRecordingLevel).toBe('debug');
+    expect(loadWorkerConfig({ metricsRecordingLevel: 'info' }, { WEIR_METRICS_RECORDING_LEVEL: 'debug' }).metricsRecordingLevel).toBe(
+      'info',
+    );
   });
 
   it('gives the librdkafka member its group.instance.id, and runs librdkafka in one stream thread per process', () => {
@@ -83,6 +88,8 @@ describe('loadWorkerConfig', () => {
     [{ metricsPort: 'ninety' }, {}, '--metrics-port', /"ninety"/],
     [{ metricsHost: 'my host' }, {}, '--metrics-host', /IP address or a host name/],
     [{}, { WEIR_METRICS_HOST: '-x' }, 'WEIR_METRICS_HOST', /IP address or a host name/],
+    [{ metricsRecordingLevel: 'trace' }, {}, '--metrics-recording-level', /must be one of info, debug \(got "trace"\)/],
+    [{}, { WEIR_METRICS_RECORDING_LEVEL: 'DEBUG' }, 'WEIR_METRICS_RECORDING_LEVEL', /"DEBUG"/],
     [{ heartbeatIntervalMs: '40000' }, {}, '--heartbeat-interval-ms', /less than the session timeout/],
     [{ stuckTaskMs: '5' }, {}, '--stuck-task-ms', /1000/],
     [{}, { WEIR_EVENT_LOOP_STALL_MS: 'soon' }, 'WEIR_EVENT_LOOP_STALL_MS', /"soon"/],

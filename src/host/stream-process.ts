@@ -116,7 +116,7 @@ export class StreamProcess {
     // --threads above the application's partitions is capped (a stop signal meanwhile is kept).
     const config = await capThreads(this.options.config, partitions, logger);
     await warnExactlyOncePartitions(topology.processingGuarantee, config, partitions, logger);
-    const metrics = new WorkerMetrics({ application_id: topology.applicationId });
+    const metrics = new WorkerMetrics({ application_id: topology.applicationId }, { recordingLevel: config.metricsRecordingLevel });
     const threads = processThreads({ ...this.options, config, logger, logContext, sink, metrics });
     const server = new MetricsServer({ exposition: () => threads.exposition(), probes: threads });
     return { logger, threads, server };

@@ -85,7 +85,12 @@ export async function hostStreamThread(port: MessagePort, data: StreamThreadData
   // Counters and histograms are counted by the process, as they happen: a crash loses none.
   const metrics = new WorkerMetrics(
     { application_id: topology.applicationId },
-    { thread: String(data.thread), processMetrics: false, forward: (event) => post({ type: 'metric', event }) },
+    {
+      thread: String(data.thread),
+      processMetrics: false,
+      forward: (event) => post({ type: 'metric', event }),
+      recordingLevel: data.config.metricsRecordingLevel,
+    },
   );
   const worker = new Worker({
     topology,

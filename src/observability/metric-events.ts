@@ -12,12 +12,12 @@ import type { FinalOutcome, RecordEventOutcome, RecordsEvent, TaskListener } fro
  * transition, delayed retry and rebalance — never one per successful record.
  */
 export type MetricEvent =
-  /** A poll's outcomes, as decided, and the durations of its attempts, ms. */
+  /** A poll's outcomes, as decided, and (recording level `debug`) the durations of its attempts, ms. */
   | {
       readonly kind: 'records';
       readonly topic: string;
       readonly counts: RecordsEvent['counts'];
-      readonly attemptDurationsMs: RecordsEvent['attemptDurationsMs'];
+      readonly attemptDurationsMs?: RecordsEvent['attemptDurationsMs'];
     }
   /**
    * A unit of work became durable (its outputs acknowledged, or its transaction committed):
@@ -49,10 +49,16 @@ export type MetricEvent =
  */
 export const COUNTED_WHEN_DURABLE: ReadonlySet<RecordEventOutcome> = new Set<RecordEventOutcome>(['success', 'dead-letter', 'duplicate']);
 
-/** A task listener that turns what tasks report into {@link MetricEvent}s, passed to `emit`. */
-export function metricEventListener(emit: (event: MetricEvent) => void): TaskListener {
+/**
+ * A task listener that turns what tasks report into {@link MetricEvent}s, passed to `emit`.
+ * `attemptDurations`: the `records` events carry the attempts' durations (recording level
+ * `debug`); without it they carry the counts only, and a stream thread posts no durations.
+ */
+export function metricEventListener(emit: (event: MetricEvent) => void, attemptDurations: boolean): TaskListener {
   return {
-    onRecords: (e) => emit({ kind: 'records', topic: e.topic, counts: e.counts, attemptDurationsMs: e.attemptDurationsMs }),
+    onRecords: attemptDurations
+      ? (e) => emit({ kind: 'records', topic: e.topic, counts: e.counts, attemptDurationsMs: e.attemptDurationsMs })
+      : (e) => emit({ kind: 'records', topic: e.topic, counts: e.counts }),
     onFailedRecord: (e) => {
       if (e.outcome === 'dead-letter') emit({ kind: 'dead-letter', topic: e.topic, errorClass: e.errorClass ?? 'unknown' });
     },
@@ -82,7 +88,8 @@ export interface CountedMetrics {
   readonly rebalances: Counter<'thread'>;
   readonly circuitTransitions: Counter<'processor' | 'from' | 'to'>;
   readonly retriesDelayed: Counter<'processor'>;
-  readonly processDuration: Histogram<'topic' | 'outcome'>;
+  /** Absent under recording level `info`. */
+  readonly processDuration: Histogram<'topic' | 'outcome'> | undefined;
   readonly endToEndLatency: Histogram<'topic' | 'outcome'>;
   readonly commitDuration: Histogram<'topic'>;
 }
@@ -97,10 +104,11 @@ export function countMetricEvent(metrics: CountedMetrics, event: MetricEvent, th
       for (const outcome of Object.keys(event.counts) as RecordEventOutcome[]) {
         const n = event.counts[outcome];
         if (n > 0 && !COUNTED_WHEN_DURABLE.has(outcome)) metrics.records.inc({ topic: event.topic, outcome }, n);
-        const durations = event.attemptDurationsMs[outcome];
-        if (durations === undefined) continue;
+        const durations = event.attemptDurationsMs?.[outcome];
+        const histogram = metrics.processDuration;
+        if (durations === undefined || histogram === undefined) continue;
         const labels = { topic: event.topic, outcome };
-        for (const ms of durations) metrics.processDuration.observe(labels, ms / 1_000);
+        for (const ms of durations) histogram.observe(labels, ms / 1_000);
       }
       return;
     case 'flush': {

@@ -57,8 +57,8 @@ describe('WorkerMetrics: outage guards', () => {
 });
 
 describe('WorkerMetrics: record outcomes', () => {
-  it('counts every record exactly, from one event per poll, as the per-record events do', async () => {
-    const metrics = new WorkerMetrics();
+  it('counts every record exactly, from one event per poll, as the per-record events do (recording level debug)', async () => {
+    const metrics = new WorkerMetrics({}, { recordingLevel: 'debug' });
     let calls = 0;
     const h = taskHarness({
       fn: (r) => {
@@ -101,6 +101,29 @@ describe('WorkerMetrics: record outcomes', () => {
       0,
     );
     expect(latencies).toBe(40);
+  });
+
+  it('records no per-attempt durations under recording level info (the default), and counts the rest the same', async () => {
+    const metrics = new WorkerMetrics();
+    expect(metrics.processDuration).toBeUndefined();
+    const polls: unknown[] = [];
+    const listener = metrics.listener();
+    const h = taskHarness({
+      fn: (r) => {
+        if ((r.value as { bad?: boolean }).bad) throw new TypeError('not an order');
+        return r.value;
+      },
+      listener: { ...listener, onRecords: (e) => (polls.push(e), listener.onRecords?.(e)) },
+    });
+    await h.send(Array.from({ length: 20 }, (_, i) => ({ key: `k${i}`, value: i % 4 === 0 ? { bad: true } : { n: i } })));
+    expect(await h.drive(h.makeTask())).toEqual({ kind: 'idle' });
+
+    const text = await metrics.registry.metrics();
+    expect(polls.length).toBeGreaterThan(0);
+    expect(text).not.toContain('weir_process_duration_seconds');
+    expect(sample(text, 'weir_records_total{topic="in",outcome="success"}')).toBe(15);
+    expect(sample(text, 'weir_records_total{topic="in",outcome="dead-letter"}')).toBe(5);
+    expect(sample(text, 'weir_end_to_end_latency_seconds_count{topic="in",outcome="success"}')).toBe(15);
   });
 });
 

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CIRCUIT_STATE_VALUE } from '../failure/circuit-breaker.js';
+import type { MetricsRecordingLevel } from '../config/worker-config.js';
 import type { ResilienceRegistry } from '../runtime/processor-resilience.js';
 import type { TaskListener } from '../runtime/task-listener.js';
 import { countMetricEvent, metricEventListener, type MetricEvent } from './metric-events.js';
@@ -62,7 +63,8 @@ export class WorkerMetrics {
   readonly circuitTransitions: Counter<'processor' | 'from' | 'to'>;
   readonly retryBudgetTokens: Gauge<'processor' | 'thread'>;
   readonly retriesDelayed: Counter<'processor'>;
-  readonly processDuration: Histogram<'topic' | 'outcome'>;
+  /** `weir_process_duration_seconds`, per attempt: recording level `debug` only (absent under `info`). */
+  readonly processDuration: Histogram<'topic' | 'outcome'> | undefined;
   readonly endToEndLatency: Histogram<'topic' | 'outcome'>;
   readonly commitDuration: Histogram<'topic'>;
   readonly lag: Gauge<'topic' | 'partition'>;
@@ -88,11 +90,17 @@ export class WorkerMetrics {
    *   metrics (`weir_process_*`; default true — once per process, so a stream thread does not);
    *   `forward`: counter and histogram changes are not counted here but passed to it (a stream
    *   thread posts them to its process, which counts them with {@link count}), so this registry
-   *   keeps only the gauges
+   *   keeps only the gauges; `recordingLevel`: Kafka Streams' `metrics.recording.level` (default
+   *   `info`, see {@link MetricsRecordingLevel}) — a stream thread's and its process's must agree
    */
   constructor(
     labels: Record<string, string> = {},
-    options: { readonly thread?: string; readonly processMetrics?: boolean; readonly forward?: (event: MetricEvent) => void } = {},
+    options: {
+      readonly thread?: string;
+      readonly processMetrics?: boolean;
+      readonly forward?: (event: MetricEvent) => void;
+      readonly recordingLevel?: MetricsRecordingLevel;
+    } = {},
   ) {
     this.registry.setDefaultLabels(labels);
     this.thread = options.thread === undefined ? {} : { thread: options.thread };
@@ -175,13 +183,16 @@ export class WorkerMetrics {
       labelNames: ['processor'],
       registers,
     });
-    this.processDuration = new Histogram({
-      name: 'weir_process_duration_seconds',
-      help: 'Duration of one processing attempt (processor call, routing, serialization) by input topic and outcome',
-      labelNames: ['topic', 'outcome'],
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
+    this.processDuration =
+      options.recordingLevel !== 'debug'
+        ? undefined
+        : new Histogram({
+            name: 'weir_process_duration_seconds',
+            help: 'Duration of one processing attempt (processor call, routing, serialization) by input topic and outcome',
+            labelNames: ['topic', 'outcome'],
+            buckets: DURATION_BUCKETS,
+            registers,
+          });
     this.endToEndLatency = new Histogram({
       name: 'weir_end_to_end_latency_seconds',
       help: "Time from an input record's timestamp to its durable outcome (success, dead-letter, duplicate, retry-tier copy), by input topic",
@@ -301,7 +312,7 @@ export class WorkerMetrics {
    * it — one event per poll and per flush (see {@link MetricEvent}), not one per record.
    */
   listener(): TaskListener {
-    return metricEventListener(this.emit);
+    return metricEventListener(this.emit, this.processDuration !== undefined);
   }
 
   /**

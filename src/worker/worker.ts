@@ -63,7 +63,9 @@ export class Worker {
 
   constructor(private readonly options: WorkerOptions) {
     this.logger = options.logger.child({ applicationId: options.topology.applicationId });
-    this.metrics = options.metrics ?? new WorkerMetrics({ application_id: options.topology.applicationId });
+    this.metrics =
+      options.metrics ??
+      new WorkerMetrics({ application_id: options.topology.applicationId }, { recordingLevel: options.config.metricsRecordingLevel });
     this.health = new WorkerHealth(() => this.healthSnapshot(), options.config);
     this.identity = memberIdentity(options.topology.applicationId, options.config, options.thread);
     this.died = new Promise((resolve) => (this.settleDied = resolve));

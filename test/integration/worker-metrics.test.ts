@@ -1,8 +1,8 @@
 /**
  * The operability metrics of `weir run --metrics-port` on the real broker: lag per partition of
  * sources and retry tiers that reaches 0 after a drain, retry-tier backlog, task states, and the
- * histograms of attempt duration, end-to-end latency and commit duration, with counts that match
- * what the run did.
+ * histograms of attempt duration (`--metrics-recording-level debug`), end-to-end latency and
+ * commit duration, with counts that match what the run did.
  */
 import { describe, expect, it } from 'vitest';
 import { freePort, sumMetric } from '../../scripts/lib/free-port.js';
@@ -44,7 +44,7 @@ describe(onClient('weir run: lag, backlog, task state and latency metrics'), () 
     ];
     await sc.send(scripts, 30);
     const port = await freePort();
-    const worker = sc.start(['--metrics-port', String(port)]);
+    const worker = sc.start(['--metrics-port', String(port), '--metrics-recording-level', 'debug']);
     const scrape = async (): Promise<string> => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     await worker.waitForLog((l) => l.msg === 'task started');
 
@@ -86,7 +86,7 @@ describe(onClient('weir run: lag, backlog, task state and latency metrics'), () 
     expect(states.length).toBe(9);
     expect(states.every((s) => s.labels['state'] === 'running' && s.value === 1)).toBe(true);
 
-    // 20 + 5 × 2 + 5 attempts, each at least 100 ms; 35 durable outcomes (30 final + 5 tier copies).
+    // Recording level debug: 20 + 5 × 2 + 5 attempts, each at least 100 ms; 35 durable outcomes (30 final + 5 tier copies).
     const attempts = sumMetric(text, 'weir_process_duration_seconds_count');
     expect(attempts).toBe(35);
     expect(sumMetric(text, 'weir_process_duration_seconds_sum')).toBeGreaterThanOrEqual((35 * delayMs) / 1_000);
@@ -124,6 +124,9 @@ describe(onClient('weir run: lag, backlog, task state and latency metrics'), () 
     );
     expect(sumMetric(waiting, 'weir_consumer_lag_records', { topic: tier })).toBe(3);
     expect(sumMetric(waiting, 'weir_records_total', { outcome: 'success' })).toBe(0);
+    // Recording level info (the default): attempts ran (3 failed), but no per-attempt histogram.
+    expect(sumMetric(waiting, 'weir_records_total', { outcome: 'retry' })).toBe(3);
+    expect(waiting).not.toContain('weir_process_duration_seconds');
     expect((await sc.outcomes((rs) => rs.length >= 3, 30_000)).complete).toBe(true);
     await waitFor(
       async () => sumMetric(await scrape(), 'weir_retry_tier_backlog_records', { topic: tier }) === 0,
