@@ -32,6 +32,8 @@ describe('loadWorkerConfig', () => {
     expect(loadWorkerConfig({ metricsRecordingLevel: 'info' }, { WEIR_METRICS_RECORDING_LEVEL: 'debug' }).metricsRecordingLevel).toBe(
       'info',
     );
+    // Kafka Streams' spelling.
+    expect(loadWorkerConfig({ metricsRecordingLevel: 'DEBUG' }, {}).metricsRecordingLevel).toBe('debug');
   });
 
   it('gives the librdkafka member its group.instance.id, and runs librdkafka in one stream thread per process', () => {
@@ -89,7 +91,8 @@ describe('loadWorkerConfig', () => {
     [{ metricsHost: 'my host' }, {}, '--metrics-host', /IP address or a host name/],
     [{}, { WEIR_METRICS_HOST: '-x' }, 'WEIR_METRICS_HOST', /IP address or a host name/],
     [{ metricsRecordingLevel: 'trace' }, {}, '--metrics-recording-level', /must be one of info, debug \(got "trace"\)/],
-    [{}, { WEIR_METRICS_RECORDING_LEVEL: 'DEBUG' }, 'WEIR_METRICS_RECORDING_LEVEL', /"DEBUG"/],
+    [{}, { WEIR_METRICS_RECORDING_LEVEL: 'TRACE' }, 'WEIR_METRICS_RECORDING_LEVEL', /"TRACE"/],
+    [{ metricsRecordingLevel: '' }, {}, '--metrics-recording-level', /must be one of info, debug/],
     [{ heartbeatIntervalMs: '40000' }, {}, '--heartbeat-interval-ms', /less than the session timeout/],
     [{ stuckTaskMs: '5' }, {}, '--stuck-task-ms', /1000/],
     [{}, { WEIR_EVENT_LOOP_STALL_MS: 'soon' }, 'WEIR_EVENT_LOOP_STALL_MS', /"soon"/],

@@ -61,10 +61,11 @@ export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' |
 
 export const METRICS_RECORDING_LEVELS = ['info', 'debug'] as const;
 /**
- * Kafka Streams' `metrics.recording.level`: `info` records every metric but the per-attempt
- * histogram `weir_process_duration_seconds`, which `debug` adds (Kafka Streams records its
- * task-level `process-latency` at DEBUG too). Its `observe` costs ~0.4 µs of CPU and ~0.3 KB of
- * garbage per record (prom-client 15), a tenth of a busy worker's main thread at 100 B records.
+ * Kafka Streams' `metrics.recording.level` (its `INFO` and `DEBUG`; either case is taken, and there
+ * is no `TRACE`): `info` records every metric but the per-attempt histogram
+ * `weir_process_duration_seconds`, which `debug` adds (Kafka Streams records its task-level
+ * `process-latency` at DEBUG too). That histogram is observed once per record: without it a worker
+ * used 0.90× the CPU per record at 100 B records (bench/README.md, "The recording level").
  */
 export type MetricsRecordingLevel = (typeof METRICS_RECORDING_LEVELS)[number];
 
@@ -160,7 +161,11 @@ const schema = z.object({
       error: 'must be an IP address or a host name',
     })
     .optional(),
-  metricsRecordingLevel: z.enum(METRICS_RECORDING_LEVELS, { error: `must be one of ${METRICS_RECORDING_LEVELS.join(', ')}` }),
+  // Kafka Streams spells its levels in capitals (INFO, DEBUG): either spelling is taken.
+  metricsRecordingLevel: z
+    .string()
+    .transform((s) => s.toLowerCase())
+    .pipe(z.enum(METRICS_RECORDING_LEVELS, { error: `must be one of ${METRICS_RECORDING_LEVELS.join(', ')}` })),
   transactionTimeoutMs: int(1_000, 900_000),
   maxBufferedRecords: int(1, 1_000_000),
   maxRecordBytes: int(1_024, 1_073_741_824),

@@ -123,14 +123,14 @@ export class StreamProcess {
   }
 
   private async start({ logger, threads, server }: Parts): Promise<void> {
-    const { metricsPort, metricsHost } = this.options.config;
+    const { metricsPort, metricsHost, metricsRecordingLevel } = this.options.config;
     if (metricsPort !== undefined) {
       const { address, port } = await server.listen(metricsPort, metricsHost).catch((error: unknown) => {
         throw new MetricsPortError(metricsPort, { cause: error, ...(metricsHost !== undefined ? { host: metricsHost } : {}) });
       });
       const everywhere = address === '::' || address === '0.0.0.0';
       const where = everywhere ? `port ${port} of every interface` : `${address.includes(':') ? `[${address}]` : address}:${port}`;
-      logger.info({ address, port }, `serving /metrics, /healthz and /readyz on ${where}`);
+      logger.info({ address, port, metricsRecordingLevel }, `serving /metrics, /healthz and /readyz on ${where}`);
     }
     await threads.start();
   }

@@ -160,6 +160,7 @@ describe(onClient('weir run: /healthz and /readyz'), () => {
     const worker = sc.start(['--metrics-host', '127.0.0.1', '--metrics-port', String(port)]);
     const serving = await worker.waitForLog((l) => l.msg.startsWith('serving /metrics'), 60_000);
     expect(serving.msg).toBe(`serving /metrics, /healthz and /readyz on 127.0.0.1:${port}`);
+    expect(serving['metricsRecordingLevel']).toBe('info');
     expect(serving['address']).toBe('127.0.0.1');
     expect((await watchReadiness(port, (p) => p.status === 200, 60_000)).at(-1)?.status).toBe(200);
     expect(await worker.stop('SIGTERM')).toBe(0);
