@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { METRICS_RECORDING_LEVELS, type MetricsRecordingLevel } from './metrics-recording-level.js';
 import { CLIENT_FEATURES, clientsWith, KAFKA_CLIENTS, whyLacks, type KafkaClientName } from '../kafka/kafka-client.js';
 
 /** A validated worker configuration. Times in ms. */
@@ -58,16 +59,6 @@ export interface WorkerConfig {
 }
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-
-export const METRICS_RECORDING_LEVELS = ['info', 'debug'] as const;
-/**
- * Kafka Streams' `metrics.recording.level` (its `INFO` and `DEBUG`; either case is taken, and there
- * is no `TRACE`): `info` records every metric but the per-attempt histogram
- * `weir_process_duration_seconds`, which `debug` adds (Kafka Streams records its task-level
- * `process-latency` at DEBUG too). That histogram is observed once per record: without it a worker
- * used 0.90× the CPU per record at 100 B records (bench/README.md, "The recording level").
- */
-export type MetricsRecordingLevel = (typeof METRICS_RECORDING_LEVELS)[number];
 
 /** Where each setting comes from: the flag (commander's camelCase name) and the env variable. */
 export const CONFIG_SOURCES = {

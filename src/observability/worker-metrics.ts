@@ -1,35 +1,11 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CIRCUIT_STATE_VALUE } from '../failure/circuit-breaker.js';
-import type { MetricsRecordingLevel } from '../config/worker-config.js';
+import type { MetricsRecordingLevel } from '../config/metrics-recording-level.js';
 import type { ResilienceRegistry } from '../runtime/processor-resilience.js';
 import type { TaskListener } from '../runtime/task-listener.js';
 import { countMetricEvent, metricEventListener, type MetricEvent } from './metric-events.js';
+import type { LagSource, TaskMetricsView } from './lag-source.js';
 import type { Exposition } from './metrics-server.js';
-
-/** One task as the lag and task-state metrics see it. */
-export interface TaskMetricsView {
-  readonly topic: string;
-  readonly partition: number;
-  readonly state: string;
-  /** The next offset the task will process (its fetch position minus what it buffered); absent while the task is being created. */
-  readonly position?: number;
-  /** `retry.order: 'key'` source tasks: the keys and records they hold back, and whether at `maxParkedKeys`. */
-  readonly parked?: { readonly keys: number; readonly records: number; readonly full: boolean };
-}
-
-/**
- * Where the metrics read the tasks and log-end offsets from at each scrape (the worker). Lag is
- * the Kafka consumer's per-partition `records-lag` (KIP-92), which Kafka Streams reports too:
- * end offset minus position, here the next offset the task will process, so buffered records
- * count as lag.
- */
-export interface LagSource {
-  tasks(): readonly TaskMetricsView[];
-  /** End offsets (the last stable offset, as read_committed readers see it) of `topics`, by topic and partition. */
-  endOffsets(topics: readonly string[]): Promise<ReadonlyMap<string, ReadonlyMap<number, number>>>;
-  /** Whether `topic` is a retry tier. */
-  isRetryTier(topic: string): boolean;
-}
 
 /** A scrape waits at most this long for end offsets, ms; after it, lag keeps its previous values. */
 const END_OFFSETS_TIMEOUT_MS = 2_000;

@@ -7,7 +7,7 @@ import { AbandonableCommits } from './abandonable-commits.js';
 import type { TaskFactory } from './task-factory.js';
 import type { TaskRunner } from './task-runner.js';
 import type { TaskHealth } from './worker-health.js';
-import type { TaskMetricsView } from '../observability/worker-metrics.js';
+import type { TaskMetricsView } from '../observability/lag-source.js';
 
 /** A task start that failed is tried again after this long, ms. */
 const TASK_START_RETRY_MS = 1_000;
