@@ -123,8 +123,11 @@ describe(onClient('weir dlq replay'), () => {
     expect(rest.code, rest.stderr).toBe(0);
     expect(rest.stdout).toContain(`progress committed to consumer group ${group}`);
     const fenced = await fencedRun.result;
-    expect(fenced.code, fenced.stdout).toBe(1);
-    expect(fenced.stdout).toContain('fenced by a newer run');
+    // On failure, say what the fenced run printed on both streams (fresh-clone run of 1d1f3c4,
+    // kafkajs: exit 1 with nothing on stdout; its stderr was not shown).
+    const printed = `stdout: ${fenced.stdout}\nstderr: ${fenced.stderr}`;
+    expect(fenced.code, printed).toBe(1);
+    expect(fenced.stdout, printed).toContain('fenced by a newer run');
     expect(fenced.stderr).toContain(`this replay of '${dlq}' was fenced`);
     expect(fenced.stderr).toContain('[WEIR_REPLAY_FENCED]');
     expect(fenced.stderr).not.toMatch(/^\s+at /m);
