@@ -3,6 +3,7 @@ import type { KafkaClient, TransactionalProducerClient } from '../../kafka/kafka
 import type { OutputRecord, TopicPartitionOffset } from '../../record/record-types.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CappedBackoff } from '../../failure/capped-backoff.js';
+import { errorMessageOf } from '../../failure/classify-error.js';
 
 /**
  * How often a chunk's transaction is tried again when it fails before its commit: the broker
@@ -69,11 +70,14 @@ export class ReplayTransactions {
    * @throws ReplayFencedError when a newer run of the group fenced this one
    * @throws the client's error when the transaction failed (the outcome of a failed commit is
    *   in doubt; the next run's `open()` resolves it)
+   * @throws AggregateError of the failure and the abort's error when the abort failed too (not
+   *   tried again: kafkajs leaves a producer whose abort failed unable to begin another)
    */
   async write(records: readonly OutputRecord[], position: TopicPartitionOffset): Promise<void> {
     const backoff = new CappedBackoff(50, 1_000);
     for (let tries = 1; ; tries++) {
       let committing = false;
+      let aborted = true;
       try {
         await this.fencedAs(async () => {
           try {
@@ -83,16 +87,36 @@ export class ReplayTransactions {
             committing = true;
             await this.producer.commit();
           } catch (error) {
-            if (!(error instanceof ProducerFencedError)) await this.producer.abort().catch(() => undefined);
+            if (error instanceof ProducerFencedError) throw error;
+            aborted = false;
+            await this.abortAfter(error);
+            aborted = true;
             throw error;
           }
         });
         return;
       } catch (error) {
-        // A commit that failed is in doubt (it may have committed): never try it again here.
-        if (committing || error instanceof ReplayFencedError || tries >= PRE_COMMIT_TRIES) throw error;
+        // A commit that failed is in doubt (it may have committed), and a producer whose abort
+        // failed is left mid-abort (kafkajs refuses to begin again): never try either again here.
+        if (committing || !aborted || error instanceof ReplayFencedError || tries >= PRE_COMMIT_TRIES) throw error;
         await sleep(backoff.next());
       }
+    }
+  }
+
+  /**
+   * Aborts the transaction that `failure` broke. A fence that only the abort reveals (the
+   * broker bumped the epoch for a newer run while this transaction failed for another reason)
+   * is the outcome, so its ProducerFencedError goes through; any other failed abort is thrown
+   * as an AggregateError of both, named in its message.
+   */
+  private async abortAfter(failure: unknown): Promise<void> {
+    try {
+      await this.producer.abort();
+    } catch (abortError) {
+      if (abortError instanceof ProducerFencedError) throw abortError;
+      const message = `${errorMessageOf(failure)}; aborting that transaction failed too: ${errorMessageOf(abortError)}`;
+      throw new AggregateError([failure, abortError], message, { cause: abortError });
     }
   }
 
