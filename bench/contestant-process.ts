@@ -29,19 +29,43 @@ export interface ChildProcessOptions {
   readonly label: string;
   /** Longest wait for the started line, ms (default 120 000). */
   readonly startTimeoutMs?: number;
-  /** The `msg` (plain words) of the JSON line on stdout that says it has joined its group (default `started`). */
-  readonly startedMsg?: string;
+  /**
+   * Says, line by line, when the contestant is ready to process: called with each JSON line it
+   * prints on stdout, in order, until it returns true (default: the line `{"msg":"started"}`).
+   * See {@link weirTasksStarted} for weir.
+   */
+  readonly startedWhen?: StartedCondition;
+}
+
+/** Called with each JSON line a contestant prints on stdout, in order; true once it is ready (it may keep state). */
+export type StartedCondition = (line: Readonly<Record<string, unknown>>) => boolean;
+
+/**
+ * weir's analogue of Kafka Streams' RUNNING state: every one of `tasks` tasks has started (its
+ * `task started` line; weir logs one per task once it has read the task's committed offset,
+ * with the member's transactional producer initialized under exactly_once). Kafka Streams
+ * enters RUNNING only after its tasks are initialized, which runs `initTransactions` and
+ * fetches their committed offsets; weir's `worker started` comes before it has even joined its
+ * group (0.3–1.2 s earlier at 6 partitions on this machine, 2026-12-05).
+ */
+export function weirTasksStarted(tasks: number): StartedCondition {
+  const started = new Set<unknown>();
+  return (line) => {
+    if (line['msg'] === 'task started') started.add(line['task']);
+    return started.size >= tasks;
+  };
 }
 
 const TAIL_LINES = 30;
 
 /**
- * Starts a process that prints a JSON line `{"msg":"started"}` on stdout once it has joined its
- * group (bench/kafkajs-baseline.ts, the Kafka Streams pass-through; `weir run` logs
- * `{"msg":"worker started",…}`).
+ * Starts a process that prints JSON lines on stdout and says by one of them that it is ready to
+ * process ({@link ChildProcessOptions.startedWhen}: by default `{"msg":"started"}`, printed by
+ * bench/kafkajs-baseline.ts once it joined its group and by the Kafka Streams pass-through once
+ * it is RUNNING).
  */
 export function startChildProcess(options: ChildProcessOptions): ContestantProcess {
-  const startedLine = new RegExp(`"msg"\\s*:\\s*"${options.startedMsg ?? 'started'}"`);
+  const isStarted = options.startedWhen ?? ((line) => line['msg'] === 'started');
   const child = spawn(options.command, [...options.args], {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
@@ -60,16 +84,18 @@ export function startChildProcess(options: ChildProcessOptions): ContestantProce
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const started = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`${options.label}: no "started" line within ${options.startTimeoutMs ?? 120_000} ms`)),
+      () => reject(new Error(`${options.label}: not ready to process (no "started" line) within ${options.startTimeoutMs ?? 120_000} ms`)),
       options.startTimeoutMs ?? 120_000,
     );
     let rest = '';
+    let ready = false;
     child.stdout!.on('data', (chunk: Buffer) => {
       remember(chunk);
       const text = rest + chunk.toString('utf8');
       const parts = text.split('\n');
       rest = parts.pop() ?? '';
-      if (parts.some((line) => startedLine.test(line))) {
+      if (!ready && parts.some((line) => isStarted(jsonLine(line)))) {
+        ready = true;
         clearTimeout(timer);
         resolve();
       }
@@ -91,6 +117,17 @@ export function startChildProcess(options: ChildProcessOptions): ContestantProce
     stop: (graceMs = 30_000) => stopChild(child, exited, graceMs),
     outputTail: () => lines.slice(-TAIL_LINES).join('\n'),
   };
+}
+
+/** A line of stdout as a JSON object, or an empty one when it is not one (a stray print). */
+function jsonLine(line: string): Readonly<Record<string, unknown>> {
+  if (!line.startsWith('{')) return {};
+  try {
+    const parsed: unknown = JSON.parse(line);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
 async function stopChild(child: ChildProcess, exited: Promise<void>, graceMs: number): Promise<void> {

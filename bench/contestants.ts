@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { repoRoot } from '../scripts/lib/repo-paths.js';
-import { startChildProcess, type ContestantProcess } from './contestant-process.js';
+import { startChildProcess, weirTasksStarted, type ContestantProcess } from './contestant-process.js';
 import { startKafkaStreams, type KafkaStreamsBuild } from './kafka-streams.js';
 import { missingWeirFeature, unavailableWeir, type WeirFeatures } from './weir-features.js';
 
@@ -22,6 +22,8 @@ export interface RunSpec {
   readonly sink: string;
   /** This run's own consumer group (= application.id). */
   readonly group: string;
+  /** Partitions of the input topic (and of the sink and any topic of the run's own). */
+  readonly partitions: number;
   /** A scratch folder of this run (Kafka Streams' state.dir), removed afterwards. */
   readonly scratchDir: string;
 }
@@ -158,7 +160,9 @@ export function weir(options: {
         cwd: features.root,
         env: { BENCH_SOURCE: run.source, BENCH_SINK: run.sink, BENCH_MID: middleTopic(run) },
         label: name,
-        startedMsg: 'worker started',
+        // Ready once every task runs, as Kafka Streams is once RUNNING: one task per input
+        // partition, and one more per partition of the middle topic of two joined steps.
+        startedWhen: weirTasksStarted(run.partitions * (pipeline === 'joined' ? 2 : 1)),
       });
     },
     ...(pipeline === 'joined' ? { ownTopics: (run: Pick<RunSpec, 'sink'>) => [middleTopic(run)] } : {}),

@@ -7,8 +7,8 @@
  * - at_least_once with Redis dedup (keyed by the record key);
  * - at_least_once: the baseline.
  *
- * Each run is timed from the worker's "worker started" until its group has committed every input
- * record (under exactly_once the commit is the transaction's). Prints records/s, the ratio to the
+ * Each run is timed from the moment every task of the worker has started (its "task started"
+ * lines, see {@link weirTasksStarted}) until its group has committed every input record (under exactly_once the commit is the transaction's). Prints records/s, the ratio to the
  * baseline and CPU µs per record, and writes the table into bench/README.md between the
  * `bench:guarantees` markers when they are there.
  *
@@ -24,6 +24,7 @@ import { DEFAULT_REDIS_URL, ensureRedis } from '../scripts/lib/redis-server.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
 import { startWorker } from '../scripts/lib/worker-process.js';
 import { machineDescription, timeRun, writeBenchSection, type Measurement } from './bench-tools.js';
+import { weirTasksStarted } from './contestant-process.js';
 
 const records = Number(process.env['BENCH_RECORDS'] ?? 100_000);
 const partitions = Number(process.env['BENCH_PARTITIONS'] ?? 6);
@@ -64,7 +65,7 @@ async function measure(kafka: Kafka, source: string, setting: Setting, id: strin
     env: { BENCH_SOURCE: source, BENCH_SINK: `${id}.out`, ...setting.env },
   });
   try {
-    await worker.waitForLog((l) => l.msg === 'worker started', 60_000);
+    await worker.waitForLog(weirTasksStarted(partitions), 60_000);
     return await timeRun(worker.child, records, async () => (await committedRecords(kafka, id, source)) >= records, setting.name);
   } finally {
     await worker.stop('SIGTERM');

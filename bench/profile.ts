@@ -8,7 +8,7 @@
  * such as `--max-semi-space-size=64`), waits until the run is done (bench/sink-progress.ts), stops the worker with
  * SIGTERM and summarises each profile it wrote (one per thread) as self time by area: the
  * Kafka client, weir's own folders, prom-client, pino, Node's core, garbage collection and idle
- * time. Only samples of the timed window count (from the worker's "started" line to the end of
+ * time. Only samples of the timed window count (from the moment every task has started, as the benchmark times it, to the end of
  * the run), so start-up (tsx, loading the topology) is left out. With PROFILE_LOG_LEVEL=debug it
  * also counts, from the worker's debug log, the requests kafkajs retried after the broker
  * answered `CONCURRENT_TRANSACTIONS` (exactly_once), and the time those retries waited.
@@ -34,6 +34,7 @@ import { repoRoot } from '../scripts/lib/repo-paths.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
 import { waitFor } from '../scripts/lib/wait-for.js';
 import { cpuSeconds } from './bench-tools.js';
+import { weirTasksStarted } from './contestant-process.js';
 import { committedOffsetSum, doneCondition, highWatermarkSum } from './sink-progress.js';
 import { MemorySampler, summariseAllocations } from './memory-profile.js';
 
@@ -44,6 +45,9 @@ const guarantee = env['PROFILE_GUARANTEE'] === 'exactly_once' ? 'exactly_once' :
 const partitions = Number(env['PROFILE_PARTITIONS'] ?? 6);
 /** `debug` counts kafkajs' retries after CONCURRENT_TRANSACTIONS (its log lines cost CPU of their own, so not by default). */
 const logLevel = env['PROFILE_LOG_LEVEL'] ?? 'info';
+// The timed window starts at the workers' `task started` lines, logged at info.
+if (!['info', 'debug', 'trace'].includes(logLevel))
+  throw new Error(`PROFILE_LOG_LEVEL=${logLevel}: must be info, debug or trace (the run is timed from the info lines 'task started')`);
 /** Another checkout of weir to profile (built), e.g. an older commit's worktree for a before/after. */
 const weirRoot = env['PROFILE_REPO'] ?? repoRoot;
 const brokers = env['KAFKA_BROKERS'] ?? DEFAULT_BROKERS;
@@ -187,6 +191,7 @@ async function main(): Promise<void> {
   // (the previous transaction of the same id is still completing) after `retryTime` ms.
   const concurrent = { retries: 0, waitMs: 0 };
   let isStarted = false;
+  const tasksStarted = weirTasksStarted(partitions);
   const started = new Promise<void>((resolve) => {
     let rest = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -195,7 +200,7 @@ async function main(): Promise<void> {
       for (const line of lines) {
         // The worker's warnings and errors (pino levels 40–60): a run that fails or stalls says why.
         if (/"level":[456]0,/.test(line)) console.error(`profile: worker: ${line}`);
-        if (!isStarted && (line.includes('"worker started"') || line.includes('"stream threads started"'))) {
+        if (!isStarted && line.startsWith('{') && tasksStarted(JSON.parse(line) as Record<string, unknown>)) {
           isStarted = true;
           resolve();
         }

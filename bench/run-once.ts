@@ -50,7 +50,10 @@ export async function runOnce(kafka: Kafka, contestant: Contestant, prerequisite
       admin,
       topics.map((topic) => ({ topic, partitions: target.partitions })),
     );
-    proc = contestant.start({ brokers: target.brokers, source: target.source, sink, group, scratchDir }, prerequisites);
+    proc = contestant.start(
+      { brokers: target.brokers, source: target.source, sink, group, scratchDir, partitions: target.partitions },
+      prerequisites,
+    );
     await proc.started;
     const m = await timeRun(
       proc.child,
