@@ -120,7 +120,7 @@ export function startChildProcess(options: ChildProcessOptions): ContestantProce
 }
 
 /** A line of stdout as a JSON object, or an empty one when it is not one (a stray print). */
-function jsonLine(line: string): Readonly<Record<string, unknown>> {
+export function jsonLine(line: string): Readonly<Record<string, unknown>> {
   if (!line.startsWith('{')) return {};
   try {
     const parsed: unknown = JSON.parse(line);

@@ -8,8 +8,9 @@
  * - at_least_once: the baseline.
  *
  * Each run is timed from the moment every task of the worker has started (its "task started"
- * lines, see {@link weirTasksStarted}) until its group has committed every input record (under exactly_once the commit is the transaction's). Prints records/s, the ratio to the
- * baseline and CPU µs per record, and writes the table into bench/README.md between the
+ * lines, see {@link weirTasksStarted}) until its group has committed every input record (under
+ * exactly_once the commit is the transaction's). Prints records/s, the ratio to the baseline and
+ * CPU µs per record, and writes the table into bench/README.md between the
  * `bench:guarantees` markers when they are there.
  *
  * Run: `npm run build && npx tsx bench/guarantees.ts`. Environment: BENCH_RECORDS (default

@@ -8,8 +8,9 @@
  * such as `--max-semi-space-size=64`), waits until the run is done (bench/sink-progress.ts), stops the worker with
  * SIGTERM and summarises each profile it wrote (one per thread) as self time by area: the
  * Kafka client, weir's own folders, prom-client, pino, Node's core, garbage collection and idle
- * time. Only samples of the timed window count (from the moment every task has started, as the benchmark times it, to the end of
- * the run), so start-up (tsx, loading the topology) is left out. With PROFILE_LOG_LEVEL=debug it
+ * time. Only samples of the timed window count (from the moment every task has started, as
+ * bench/run.ts times it, to the end of the run), so start-up (tsx, loading the topology, the
+ * group join) is left out. With PROFILE_LOG_LEVEL=debug it
  * also counts, from the worker's debug log, the requests kafkajs retried after the broker
  * answered `CONCURRENT_TRANSACTIONS` (exactly_once), and the time those retries waited.
  *
@@ -34,7 +35,7 @@ import { repoRoot } from '../scripts/lib/repo-paths.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
 import { waitFor } from '../scripts/lib/wait-for.js';
 import { cpuSeconds } from './bench-tools.js';
-import { weirTasksStarted } from './contestant-process.js';
+import { jsonLine, weirTasksStarted } from './contestant-process.js';
 import { committedOffsetSum, doneCondition, highWatermarkSum } from './sink-progress.js';
 import { MemorySampler, summariseAllocations } from './memory-profile.js';
 
@@ -200,7 +201,7 @@ async function main(): Promise<void> {
       for (const line of lines) {
         // The worker's warnings and errors (pino levels 40–60): a run that fails or stalls says why.
         if (/"level":[456]0,/.test(line)) console.error(`profile: worker: ${line}`);
-        if (!isStarted && line.startsWith('{') && tasksStarted(JSON.parse(line) as Record<string, unknown>)) {
+        if (!isStarted && tasksStarted(jsonLine(line))) {
           isStarted = true;
           resolve();
         }
