@@ -99,6 +99,14 @@ export interface NativeConsumer extends NativeClient {
   commit(offsets: NativeTopicPartitionOffset[]): this;
   /** Enqueues a commit; `cb` says only whether it was enqueued, not whether the coordinator took it. */
   commitCb(offsets: NativeTopicPartitionOffset[], cb: (err: LibrdkafkaError | null) => void): this;
+  /**
+   * Commits and waits for the group coordinator's answer (librdkafka's `commitSync`), blocking
+   * the event loop meanwhile. Commits go to the coordinator in order, so it returns after every
+   * commit enqueued before it was answered too.
+   *
+   * @throws the binding's error when the commit fails
+   */
+  commitSync(offsets: NativeTopicPartitionOffset[]): this;
   on(event: 'partition.eof', listener: (eof: NativeTopicPartitionOffset) => void): this;
   on(event: string, listener: (...args: any[]) => void): this;
 }

@@ -20,13 +20,16 @@ const CONSUME_WAIT_MS = 250;
  * kafkajs, librdkafka reads partitions it is assigned without joining the consumer group
  * (`assign()`), so a read never rebalances anyone, and two reads of the same group do not
  * share the partitions out. With `commit`, progress is committed to `groupId` as a simple
- * consumer's commit (no generation): when the handler calls `progress`, and at each batch end
- * — so `weir dlq replay` goes on where an earlier run stopped. Partition EOF events carry each
- * partition past trailing transaction markers and aborted records.
+ * consumer's commit (no generation): when the handler calls `progress`, and at each batch end;
+ * those commits are only enqueued (librdkafka's `commitAsync`: a crash may lose the last ones),
+ * and the positions reached are committed once more, waiting for the coordinator's answer,
+ * before the read returns (a returned position is a committed one). Partition EOF events carry
+ * each partition past trailing transaction markers and aborted records.
  *
  * @returns the position reached in each partition (the next offset to read)
  * @throws TopicRangeStalledError when no partition moves for `idleTimeoutMs`
- * @throws the binding's error when the broker cannot be reached, or what `onRecords` threw
+ * @throws the binding's error when the broker cannot be reached or the final commit fails, or what
+ *   `onRecords` threw
  */
 export async function readLibrdkafkaTopicRange(clients: NativeClients, options: TopicRangeReadOptions): Promise<Map<number, number>> {
   const { topic, ranges } = options;
@@ -47,6 +50,13 @@ export async function readLibrdkafkaTopicRange(clients: NativeClients, options: 
     const position = Math.min(range.to, nextOffset);
     if (options.commit && position > range.from) await call((cb) => consumer.commitCb([{ topic, partition, offset: position }], cb));
     progress.moved();
+  };
+
+  // The enqueued commits' answers come later: the positions a read returns are committed first.
+  const committedAtEnd = (): Map<number, number> => {
+    const reached = [...positions].filter(([partition, offset]) => offset > ranges.get(partition)!.from);
+    if (options.commit && reached.length > 0) consumer.commitSync(reached.map(([partition, offset]) => ({ topic, partition, offset })));
+    return positions;
   };
 
   try {
@@ -71,7 +81,7 @@ export async function readLibrdkafkaTopicRange(clients: NativeClients, options: 
             end,
           });
         }
-        if (options.shouldStop?.() === true) return positions;
+        if (options.shouldStop?.() === true) return committedAtEnd();
         await commitAt(partition, end);
         advance(partition, end);
       }
@@ -83,7 +93,7 @@ export async function readLibrdkafkaTopicRange(clients: NativeClients, options: 
         advance(eof.partition, eof.offset);
       }
     }
-    return positions;
+    return committedAtEnd();
   } finally {
     removeProbe();
     await call((cb) => consumer.disconnect(cb)).catch(() => undefined);
