@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { startChildProcess, weirTasksStarted } from './contestant-process.js';
+import { startChildProcess, weirTaskIds, weirTasksStarted } from './contestant-process.js';
 
 /** A node child that prints `lines` on stdout, one every few ms, then waits `holdMs` and exits. */
 function printer(lines: readonly string[], holdMs: number, startedWhen?: Parameters<typeof startChildProcess>[0]['startedWhen']) {
@@ -20,12 +20,14 @@ next();`;
 const line = (msg: string, task?: string): string => JSON.stringify({ level: 30, msg, ...(task ? { task } : {}) });
 
 describe('weirTasksStarted', () => {
-  it('holds once each of the tasks has logged "task started", counting a task that starts twice once', () => {
-    const ready = weirTasksStarted(3);
+  it('holds once each named task has logged "task started", whatever else starts', () => {
+    const ready = weirTasksStarted(weirTaskIds('in', 3));
+    expect(weirTaskIds('in', 3)).toEqual(['in-0', 'in-1', 'in-2']);
     expect(ready({ msg: 'worker started' })).toBe(false);
     expect(ready({ msg: 'task started', task: 'in-0' })).toBe(false);
     expect(ready({ msg: 'task started', task: 'in-1' })).toBe(false);
     expect(ready({ msg: 'task started', task: 'in-0' })).toBe(false);
+    expect(ready({ msg: 'task started', task: 'in.retry-0' })).toBe(false);
     expect(ready({ msg: 'partitions assigned', task: 'in-2' })).toBe(false);
     expect(ready({ msg: 'task started', task: 'in-2' })).toBe(true);
   });
@@ -45,13 +47,17 @@ describe('startChildProcess', () => {
   });
 
   it('waits for every task under weirTasksStarted, and fails when the process exits before', async () => {
-    const all = printer([line('worker started'), line('task started', 'in-0'), line('task started', 'in-1')], 5_000, weirTasksStarted(2));
+    const all = printer(
+      [line('worker started'), line('task started', 'in-0'), line('task started', 'in-1')],
+      5_000,
+      weirTasksStarted(weirTaskIds('in', 2)),
+    );
     try {
       await all.started;
     } finally {
       await all.stop();
     }
-    const one = printer([line('worker started'), line('task started', 'in-0')], 0, weirTasksStarted(2));
+    const one = printer([line('worker started'), line('task started', 'in-0')], 0, weirTasksStarted(weirTaskIds('in', 2)));
     await expect(one.started).rejects.toThrow(/printer: exited \(0\) before it started/);
   });
 });

@@ -30,29 +30,35 @@ export interface ChildProcessOptions {
   /** Longest wait for the started line, ms (default 120 000). */
   readonly startTimeoutMs?: number;
   /**
-   * Says, line by line, when the contestant is ready to process: called with each JSON line it
-   * prints on stdout, in order, until it returns true (default: the line `{"msg":"started"}`).
-   * See {@link weirTasksStarted} for weir.
+   * Says, line by line, when the contestant is ready to process: called with each line it
+   * prints on stdout, in order, parsed as JSON (`{}` for a line that is not a JSON object), until
+   * it returns true. Default: the line `{"msg":"started"}`. See {@link weirTasksStarted} for weir.
    */
   readonly startedWhen?: StartedCondition;
 }
 
-/** Called with each JSON line a contestant prints on stdout, in order; true once it is ready (it may keep state). */
+/** Called with each line a contestant prints on stdout, parsed as JSON, in order; true once it is ready (it may keep state). */
 export type StartedCondition = (line: Readonly<Record<string, unknown>>) => boolean;
 
+/** weir's task ids (`<topic>-<partition>`, as its `task started` lines name them) of partitions 0…`partitions`−1 of `topic`. */
+export function weirTaskIds(topic: string, partitions: number): string[] {
+  return Array.from({ length: partitions }, (_, partition) => `${topic}-${partition}`);
+}
+
 /**
- * weir's analogue of Kafka Streams' RUNNING state: every one of `tasks` tasks has started (its
- * `task started` line; weir logs one per task once it has read the task's committed offset,
- * with the member's transactional producer initialized under exactly_once). Kafka Streams
- * enters RUNNING only after its tasks are initialized, which runs `initTransactions` and
- * fetches their committed offsets; weir's `worker started` comes before it has even joined its
- * group (0.3–1.2 s earlier at 6 partitions on this machine, 2026-12-05).
+ * weir's analogue of Kafka Streams' RUNNING state: each task of `tasks` (ids, see
+ * {@link weirTaskIds}) has logged `task started`, which weir does once it has read the task's
+ * committed offset, with its transactional producer (librdkafka: the member's; kafkajs: the
+ * task's own) initialized under exactly_once. Kafka Streams enters RUNNING only after its tasks
+ * are initialized, which runs `initTransactions` and fetches their committed offsets; weir's
+ * `worker started` comes before it has even joined its group (0.5–1.2 s earlier at 6 partitions
+ * on this machine, 2026-12-05).
  */
-export function weirTasksStarted(tasks: number): StartedCondition {
-  const started = new Set<unknown>();
+export function weirTasksStarted(tasks: readonly string[]): StartedCondition {
+  const waiting = new Set(tasks);
   return (line) => {
-    if (line['msg'] === 'task started') started.add(line['task']);
-    return started.size >= tasks;
+    if (line['msg'] === 'task started' && typeof line['task'] === 'string') waiting.delete(line['task']);
+    return waiting.size === 0;
   };
 }
 

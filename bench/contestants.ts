@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { repoRoot } from '../scripts/lib/repo-paths.js';
-import { startChildProcess, weirTasksStarted, type ContestantProcess } from './contestant-process.js';
+import { startChildProcess, weirTaskIds, weirTasksStarted, type ContestantProcess } from './contestant-process.js';
 import { startKafkaStreams, type KafkaStreamsBuild } from './kafka-streams.js';
 import { missingWeirFeature, unavailableWeir, type WeirFeatures } from './weir-features.js';
 
@@ -161,8 +161,11 @@ export function weir(options: {
         env: { BENCH_SOURCE: run.source, BENCH_SINK: run.sink, BENCH_MID: middleTopic(run) },
         label: name,
         // Ready once every task runs, as Kafka Streams is once RUNNING: one task per input
-        // partition, and one more per partition of the middle topic of two joined steps.
-        startedWhen: weirTasksStarted(run.partitions * (pipeline === 'joined' ? 2 : 1)),
+        // partition, and one per partition of the middle topic of two joined steps.
+        startedWhen: weirTasksStarted([
+          ...weirTaskIds(run.source, run.partitions),
+          ...(pipeline === 'joined' ? weirTaskIds(middleTopic(run), run.partitions) : []),
+        ]),
       });
     },
     ...(pipeline === 'joined' ? { ownTopics: (run: Pick<RunSpec, 'sink'>) => [middleTopic(run)] } : {}),

@@ -25,7 +25,7 @@ import { DEFAULT_REDIS_URL, ensureRedis } from '../scripts/lib/redis-server.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
 import { startWorker } from '../scripts/lib/worker-process.js';
 import { machineDescription, timeRun, writeBenchSection, type Measurement } from './bench-tools.js';
-import { weirTasksStarted } from './contestant-process.js';
+import { weirTaskIds, weirTasksStarted } from './contestant-process.js';
 
 const records = Number(process.env['BENCH_RECORDS'] ?? 100_000);
 const partitions = Number(process.env['BENCH_PARTITIONS'] ?? 6);
@@ -66,7 +66,7 @@ async function measure(kafka: Kafka, source: string, setting: Setting, id: strin
     env: { BENCH_SOURCE: source, BENCH_SINK: `${id}.out`, ...setting.env },
   });
   try {
-    await worker.waitForLog(weirTasksStarted(partitions), 60_000);
+    await worker.waitForLog(weirTasksStarted(weirTaskIds(source, partitions)), 60_000);
     return await timeRun(worker.child, records, async () => (await committedRecords(kafka, id, source)) >= records, setting.name);
   } finally {
     await worker.stop('SIGTERM');

@@ -35,7 +35,7 @@ import { repoRoot } from '../scripts/lib/repo-paths.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
 import { waitFor } from '../scripts/lib/wait-for.js';
 import { cpuSeconds } from './bench-tools.js';
-import { jsonLine, weirTasksStarted } from './contestant-process.js';
+import { jsonLine, weirTaskIds, weirTasksStarted } from './contestant-process.js';
 import { committedOffsetSum, doneCondition, highWatermarkSum } from './sink-progress.js';
 import { MemorySampler, summariseAllocations } from './memory-profile.js';
 
@@ -192,7 +192,7 @@ async function main(): Promise<void> {
   // (the previous transaction of the same id is still completing) after `retryTime` ms.
   const concurrent = { retries: 0, waitMs: 0 };
   let isStarted = false;
-  const tasksStarted = weirTasksStarted(partitions);
+  const tasksStarted = weirTasksStarted(weirTaskIds(source, partitions));
   const started = new Promise<void>((resolve) => {
     let rest = '';
     child.stdout!.on('data', (chunk: Buffer) => {

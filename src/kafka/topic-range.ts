@@ -34,7 +34,11 @@ export interface TopicRangeReadOptions {
   readonly groupId: string;
   /** The offsets to read, by partition; partitions absent or with `from ≥ to` are not read. */
   readonly ranges: ReadonlyMap<number, OffsetRange>;
-  /** Commit each partition's progress to `groupId` (only when the handler calls `progress`, and at the end of each batch). */
+  /**
+   * Commit each partition's progress to `groupId` (only when the handler calls `progress`, and
+   * at the end of each batch). Once the read has returned, its last commits have been answered
+   * by the group coordinator.
+   */
   readonly commit: boolean;
   /**
    * Handles one partition's records, in offset order, all within the range. When it resolves,

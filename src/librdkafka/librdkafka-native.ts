@@ -101,10 +101,12 @@ export interface NativeConsumer extends NativeClient {
   commitCb(offsets: NativeTopicPartitionOffset[], cb: (err: LibrdkafkaError | null) => void): this;
   /**
    * Commits and waits for the group coordinator's answer (librdkafka's `commitSync`), blocking
-   * the event loop meanwhile. Commits go to the coordinator in order, so it returns after every
-   * commit enqueued before it was answered too.
+   * the event loop meanwhile (up to librdkafka's request timeout): for the end of a read, not
+   * for a busy process. Commits enqueued before it went to the coordinator first, unless
+   * librdkafka was still retrying one.
    *
-   * @throws the binding's error when the commit fails
+   * @throws the binding's error when librdkafka reports the commit failed (the binding does not
+   *   report one partition's error of a commit that otherwise succeeded)
    */
   commitSync(offsets: NativeTopicPartitionOffset[]): this;
   on(event: 'partition.eof', listener: (eof: NativeTopicPartitionOffset) => void): this;

@@ -22,9 +22,9 @@ const CONSUME_WAIT_MS = 250;
  * share the partitions out. With `commit`, progress is committed to `groupId` as a simple
  * consumer's commit (no generation): when the handler calls `progress`, and at each batch end;
  * those commits are only enqueued (librdkafka's `commitAsync`: a crash may lose the last ones),
- * and the positions reached are committed once more, waiting for the coordinator's answer,
- * before the read returns (a returned position is a committed one). Partition EOF events carry
- * each partition past trailing transaction markers and aborted records.
+ * so the last one of each partition is committed once more with `commitSync`, which waits for
+ * the coordinator's answer, before the read returns. Partition EOF events carry each partition
+ * past trailing transaction markers and aborted records.
  *
  * @returns the position reached in each partition (the next offset to read)
  * @throws TopicRangeStalledError when no partition moves for `idleTimeoutMs`
@@ -45,17 +45,23 @@ export async function readLibrdkafkaTopicRange(clients: NativeClients, options: 
   const advance = (partition: number, nextOffset: number): void => {
     if (progress.advance(partition, nextOffset)) consumer.pause([{ topic, partition }]);
   };
+  /** Partition → the last offset committed (enqueued) for it. */
+  const enqueued = new Map<number, number>();
   const commitAt = async (partition: number, nextOffset: number): Promise<void> => {
     const range = ranges.get(partition)!;
     const position = Math.min(range.to, nextOffset);
-    if (options.commit && position > range.from) await call((cb) => consumer.commitCb([{ topic, partition, offset: position }], cb));
+    if (options.commit && position > range.from) {
+      await call((cb) => consumer.commitCb([{ topic, partition, offset: position }], cb));
+      enqueued.set(partition, position);
+    }
     progress.moved();
   };
 
-  // The enqueued commits' answers come later: the positions a read returns are committed first.
+  // The enqueued commits' answers come later: the last one of each partition is committed once
+  // more, waiting for the answer, before the read returns (the same offsets, so a handler's
+  // `progress` past the position of a read that stops early is not taken back).
   const committedAtEnd = (): Map<number, number> => {
-    const reached = [...positions].filter(([partition, offset]) => offset > ranges.get(partition)!.from);
-    if (options.commit && reached.length > 0) consumer.commitSync(reached.map(([partition, offset]) => ({ topic, partition, offset })));
+    if (enqueued.size > 0) consumer.commitSync([...enqueued].map(([partition, offset]) => ({ topic, partition, offset })));
     return positions;
   };
 

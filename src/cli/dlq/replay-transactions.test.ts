@@ -97,6 +97,15 @@ describe('ReplayTransactions.write', () => {
     expect(producer.calls).toEqual(['begin', 'send']);
   });
 
+  it('does not report a failed commit as a fence when the abort after it is fenced (the commit may have landed)', async () => {
+    const producer = new ScriptedProducer({ commit: [new Error('request timed out')], abort: [new ProducerFencedError(TXN_ID)] });
+    const error = await (await open(producer)).write(RECORDS, POSITION).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(ReplayFencedError);
+    expect(error).toBeInstanceOf(AggregateError);
+    expect((error as Error).message).toMatch(/^request timed out; aborting that transaction failed too: .*fenced.*in doubt/);
+    expect(producer.calls).toEqual(['begin', 'send', 'sendOffsets', 'commit', 'abort']);
+  });
+
   it('never tries a failed commit again (its outcome is in doubt)', async () => {
     const producer = new ScriptedProducer({ commit: [new Error('request timed out')] });
     const error = await (await open(producer)).write([], POSITION).catch((e: unknown) => e);

@@ -71,13 +71,14 @@ export class ReplayTransactions {
    * @throws the client's error when the transaction failed (the outcome of a failed commit is
    *   in doubt; the next run's `open()` resolves it)
    * @throws AggregateError of the failure and the abort's error when the abort failed too (not
-   *   tried again: kafkajs leaves a producer whose abort failed unable to begin another)
+   *   tried again: kafkajs leaves a producer whose abort failed unable to begin another), a
+   *   fence included when the failure was the commit's (its outcome is in doubt)
    */
   async write(records: readonly OutputRecord[], position: TopicPartitionOffset): Promise<void> {
     const backoff = new CappedBackoff(50, 1_000);
     for (let tries = 1; ; tries++) {
       let committing = false;
-      let aborted = true;
+      let abortFailed = false;
       try {
         await this.fencedAs(async () => {
           try {
@@ -88,9 +89,9 @@ export class ReplayTransactions {
             await this.producer.commit();
           } catch (error) {
             if (error instanceof ProducerFencedError) throw error;
-            aborted = false;
-            await this.abortAfter(error);
-            aborted = true;
+            abortFailed = true;
+            await this.abortAfter(error, committing);
+            abortFailed = false;
             throw error;
           }
         });
@@ -98,7 +99,8 @@ export class ReplayTransactions {
       } catch (error) {
         // A commit that failed is in doubt (it may have committed), and a producer whose abort
         // failed is left mid-abort (kafkajs refuses to begin again): never try either again here.
-        if (committing || !aborted || error instanceof ReplayFencedError || tries >= PRE_COMMIT_TRIES) throw error;
+        // Not `reset()` either: its InitProducerId would fence a newer run of the group.
+        if (committing || abortFailed || error instanceof ReplayFencedError || tries >= PRE_COMMIT_TRIES) throw error;
         await sleep(backoff.next());
       }
     }
@@ -107,15 +109,17 @@ export class ReplayTransactions {
   /**
    * Aborts the transaction that `failure` broke. A fence that only the abort reveals (the
    * broker bumped the epoch for a newer run while this transaction failed for another reason)
-   * is the outcome, so its ProducerFencedError goes through; any other failed abort is thrown
-   * as an AggregateError of both, named in its message.
+   * is the outcome, so its ProducerFencedError goes through, unless `failure` was the commit's:
+   * that commit may have landed before the fence, so the run must not report its chunk as not
+   * written. Any other failed abort is thrown as an AggregateError of both, named in its message.
    */
-  private async abortAfter(failure: unknown): Promise<void> {
+  private async abortAfter(failure: unknown, commitInDoubt: boolean): Promise<void> {
     try {
       await this.producer.abort();
     } catch (abortError) {
-      if (abortError instanceof ProducerFencedError) throw abortError;
-      const message = `${errorMessageOf(failure)}; aborting that transaction failed too: ${errorMessageOf(abortError)}`;
+      if (abortError instanceof ProducerFencedError && !commitInDoubt) throw abortError;
+      const doubt = commitInDoubt ? " (the commit's outcome is in doubt: the next run of the group resolves it)" : '';
+      const message = `${errorMessageOf(failure)}; aborting that transaction failed too: ${errorMessageOf(abortError)}${doubt}`;
       throw new AggregateError([failure, abortError], message, { cause: abortError });
     }
   }
