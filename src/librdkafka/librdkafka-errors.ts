@@ -14,6 +14,8 @@ export const ERR = Object.freeze({
   ASSIGN_PARTITIONS: -175,
   REVOKE_PARTITIONS: -174,
   STATE: -172,
+  PURGE_QUEUE: -152,
+  PURGE_INFLIGHT: -151,
   FATAL: -150,
   MAX_POLL_EXCEEDED: -147,
   FENCED: -144,
@@ -70,7 +72,7 @@ export function memberCrashError(error: unknown, groupInstanceId: string | undef
 }
 
 /** Error codes that stand for a fatal error whose cause librdkafka reported elsewhere (its `FATAL` log line). */
-const GENERIC_FATAL_CODES = new Set<number>([ERR.FATAL, -152 /* ERR__PURGE_QUEUE: in-flight records of a failed producer */]);
+const GENERIC_FATAL_CODES = new Set<number>([ERR.FATAL, ERR.PURGE_QUEUE /* in-flight records of a failed producer */]);
 
 /**
  * Remembers a client's fatal error as librdkafka states it: its `FATAL` log line (e.g. `Fatal

@@ -23,6 +23,8 @@ function fakeProducer(calls: string[]): NativeProducer {
     abortTransaction: done('abort'),
     sendOffsetsToTransaction: done('sendOffsets'),
     disconnect: done('disconnect'),
+    flush: done('flush'),
+    produce: () => calls.push('produce'),
   }) as unknown as NativeProducer;
 }
 
@@ -35,11 +37,15 @@ function groupConsumer(lost: { value: boolean }): LibrdkafkaGroupConsumer {
   });
 }
 
-function producerFor(lost: { value: boolean }, calls: string[]): LibrdkafkaTransactionalProducer {
+function producerFor(lost: { value: boolean }, calls: string[], made: NativeProducer[] = []): LibrdkafkaTransactionalProducer {
   const clients = {
     options: { brokers: ['b:9092'], clientId: 'c' },
     router: { heard: () => undefined, errorEvent: () => undefined },
-    producer: () => fakeProducer(calls),
+    producer: () => {
+      const producer = fakeProducer(calls);
+      made.push(producer);
+      return producer;
+    },
     connect: async () => () => undefined,
   } as unknown as NativeClients;
   return new LibrdkafkaTransactionalProducer(
@@ -72,5 +78,29 @@ describe('LibrdkafkaTransactionalProducer (exactly_once_v2)', () => {
     lost.value = true;
     await expect(producer.commit()).rejects.toBeInstanceOf(ProducerFencedError);
     expect(calls).toEqual(['init', 'begin', 'sendOffsets']);
+  });
+
+  it("fails the offsets on its own producer's delivery failure, not on a replaced producer's late reports", async () => {
+    const calls: string[] = [];
+    const made: NativeProducer[] = [];
+    const producer = producerFor({ value: false }, calls, made);
+    const record = { topic: 'out', key: null, value: Buffer.from('v'), headers: {} };
+    const report = (native: NativeProducer, message: string) =>
+      (native as unknown as EventEmitter).emit('delivery-report', Object.assign(new Error(message), { code: -192 }), {});
+    await producer.init();
+    await producer.begin();
+    await producer.send([record]);
+    await producer.reset();
+    await producer.begin();
+    await producer.send([record]);
+    report(made[0]!, 'Local: Message timed out (the replaced producer)');
+    await producer.sendOffsets('app', [{ topic: 't', partition: 0, offset: 5 }]);
+    await producer.commit();
+
+    await producer.begin();
+    await producer.send([record]);
+    report(made[1]!, 'Local: Message timed out');
+    await expect(producer.sendOffsets('app', [{ topic: 't', partition: 0, offset: 6 }])).rejects.toThrow('Local: Message timed out');
+    expect(made).toHaveLength(2);
   });
 });

@@ -58,7 +58,10 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
   private async initialized(): Promise<NativeProducer> {
     return this.guard(async () => {
       const producer = this.clients.producer(transactionalProducerConfig(this.transactionalId, this.options.transactionTimeoutMs));
-      producer.on('delivery-report', (err, report) => this.deliveries.delivered(err, report));
+      // A replaced producer's last reports (its purged records) are not the new one's.
+      producer.on('delivery-report', (err) => {
+        if (producer === this.producer) this.deliveries.delivered(err);
+      });
       this.fatal.reset();
       producer.on('event.log', (event) => this.fatal.logged(event));
       let removeProbe: (() => void) | undefined;

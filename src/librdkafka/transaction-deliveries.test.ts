@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { OutputRecord } from '../record/record-types.js';
-import type { LibrdkafkaError, NativeDeliveryReport, NativeProducer } from './librdkafka-native.js';
+import type { LibrdkafkaError, NativeProducer } from './librdkafka-native.js';
 import { TransactionDeliveries } from './transaction-deliveries.js';
 
 const record = (value: string): OutputRecord => ({ topic: 'out', key: null, value: Buffer.from(value), headers: {} });
@@ -25,7 +25,7 @@ function fakeProducer(flushError: LibrdkafkaError | null = null) {
 const failure = (message: string): LibrdkafkaError => Object.assign(new Error(message), { code: 10 }) as LibrdkafkaError;
 
 describe('TransactionDeliveries (delivery.report.only.error)', () => {
-  it('queues in order, flushes once per batch of sends, and tells the client the broker answered', async () => {
+  it('queues in order without an opaque, flushes once per batch of sends, and tells the client the broker answered', async () => {
     const fake = fakeProducer();
     let heard = 0;
     const deliveries = new TransactionDeliveries(
@@ -37,6 +37,8 @@ describe('TransactionDeliveries (delivery.report.only.error)', () => {
     await deliveries.acknowledged(1_000);
     await deliveries.acknowledged(1_000);
     expect(fake.produced.map((p) => p.value)).toEqual(['a', 'b', 'c']);
+    // An opaque would be a persistent handle the binding never frees under delivery.report.only.error.
+    expect(fake.produced.map((p) => p.opaque)).toEqual([undefined, undefined, undefined]);
     expect(fake.flushes()).toBe(1);
     expect(heard).toBe(1);
   });
@@ -48,18 +50,29 @@ describe('TransactionDeliveries (delivery.report.only.error)', () => {
       () => undefined,
     );
     await deliveries.send([record('a'), record('b')]);
-    const opaque = fake.produced[0]!.opaque;
-    deliveries.delivered(failure('Broker: Message size too large'), { opaque } as NativeDeliveryReport);
-    deliveries.delivered(failure('second'), { opaque } as NativeDeliveryReport);
+    deliveries.delivered(failure('Broker: Message size too large'));
+    deliveries.delivered(failure('second'));
     await expect(deliveries.acknowledged(1_000)).rejects.toThrow('Broker: Message size too large');
     await expect(deliveries.acknowledged(1_000)).rejects.toThrow('Broker: Message size too large');
 
     deliveries.reset();
     await deliveries.send([record('c')]);
-    // A late report of the aborted transaction's record is not the new transaction's.
-    deliveries.delivered(failure('late'), { opaque } as NativeDeliveryReport);
     await expect(deliveries.acknowledged(1_000)).resolves.toBeUndefined();
-    expect(fake.produced[2]!.opaque).not.toBe(opaque);
+  });
+
+  it("ignores the purges of an aborted transaction's records, which reach JavaScript after the next begin", async () => {
+    const fake = fakeProducer();
+    const deliveries = new TransactionDeliveries(
+      () => fake.producer,
+      () => undefined,
+    );
+    await deliveries.send([record('a'), record('b')]);
+    deliveries.reset();
+    await deliveries.send([record('c')]);
+    deliveries.delivered(Object.assign(failure('Local: Purged in queue'), { code: -152 }));
+    deliveries.delivered(Object.assign(failure('Local: Purged in flight'), { code: -151 }));
+    deliveries.delivered(null);
+    await expect(deliveries.acknowledged(1_000)).resolves.toBeUndefined();
   });
 
   it('fails when the flush times out', async () => {

@@ -1,6 +1,10 @@
 import type { OutputRecord } from '../record/record-types.js';
 import { produceInOrder } from './librdkafka-delivery.js';
-import { call, type LibrdkafkaError, type NativeDeliveryReport, type NativeProducer } from './librdkafka-native.js';
+import { ERR, codeOf } from './librdkafka-errors.js';
+import { call, type LibrdkafkaError, type NativeProducer } from './librdkafka-native.js';
+
+/** Failures of records that an abort (or the producer's fatal error) threw out of librdkafka's queues. */
+const PURGED = new Set<number>([ERR.PURGE_QUEUE, ERR.PURGE_INFLIGHT]);
 
 /**
  * The deliveries of a librdkafka transactional producer's open transaction, known by their
@@ -9,14 +13,22 @@ import { call, type LibrdkafkaError, type NativeDeliveryReport, type NativeProdu
  * of a worker's CPU per record under exactly_once, bench/README.md), and `acknowledged()` waits
  * with librdkafka's `flush` until nothing of the transaction is queued or in flight.
  *
+ * Records are produced without an `opaque`. The binding holds a record's opaque in a persistent
+ * V8 handle that only its delivery report releases, and with `delivery.report.only.error` a
+ * delivered record gets none: every opaque leaked (84 MB and 1.9 µs of main-thread CPU per
+ * million records, bench/README.md). So a failure is taken as the open transaction's when it
+ * reaches JavaScript while that transaction is open, except a purge (`ERR__PURGE_QUEUE`,
+ * `ERR__PURGE_INFLIGHT`), which only an abort or a fatal error causes. A real failure of an
+ * aborted transaction whose report arrives after the next `begin` fails that transaction's
+ * `sendOffsets` once: one more abort, never a record lost.
+ *
  * Whether a record was delivered is the transaction's business in the end: librdkafka counts every
  * failed delivery of a transactional producer and `commitTransaction` fails (abortable) when
  * there was one, whether or not its report reached JavaScript yet. The reports seen here only
- * make `sendOffsets` fail before the offsets join a transaction that cannot commit.
+ * make `sendOffsets` fail before the offsets join a transaction that cannot commit, and name the
+ * record's own error rather than librdkafka's count.
  */
 export class TransactionDeliveries {
-  /** The open transaction's `opaque`: a report of an earlier (aborted) transaction is not this one's. */
-  private transaction: object = {};
   /** Records were queued since the last flush. */
   private queued = false;
   /** The first failed delivery of the open transaction. */
@@ -30,7 +42,6 @@ export class TransactionDeliveries {
 
   /** A new transaction begins (or the last one was dropped): earlier reports no longer count. */
   reset(): void {
-    this.transaction = {};
     this.queued = false;
     this.failure = undefined;
   }
@@ -43,12 +54,15 @@ export class TransactionDeliveries {
   async send(records: readonly OutputRecord[]): Promise<void> {
     if (records.length === 0) return;
     this.queued = true;
-    await produceInOrder(this.producer(), records, this.transaction);
+    await produceInOrder(this.producer(), records, undefined);
   }
 
-  /** The producer's `delivery-report` listener (failures only, `delivery.report.only.error`). */
-  delivered(err: LibrdkafkaError | null | undefined, report: NativeDeliveryReport): void {
-    if (err && report.opaque === this.transaction) this.failure ??= err;
+  /**
+   * The `delivery-report` listener of the transaction's producer (failures only,
+   * `delivery.report.only.error`); a report of a producer since replaced must not reach it.
+   */
+  delivered(err: LibrdkafkaError | null | undefined): void {
+    if (err && !PURGED.has(codeOf(err) ?? 0)) this.failure ??= err;
   }
 
   /**
