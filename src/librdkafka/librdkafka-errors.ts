@@ -72,7 +72,7 @@ export function memberCrashError(error: unknown, groupInstanceId: string | undef
 }
 
 /** Error codes that stand for a fatal error whose cause librdkafka reported elsewhere (its `FATAL` log line). */
-const GENERIC_FATAL_CODES = new Set<number>([ERR.FATAL, ERR.PURGE_QUEUE /* in-flight records of a failed producer */]);
+const GENERIC_FATAL_CODES = new Set<number>([ERR.FATAL, ERR.PURGE_QUEUE /* a failed producer's queued records, as a send reports them */]);
 
 /**
  * Remembers a client's fatal error as librdkafka states it: its `FATAL` log line (e.g. `Fatal

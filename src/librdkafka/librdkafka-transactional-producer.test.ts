@@ -7,13 +7,13 @@ import type { NativeConsumer, NativeProducer } from './librdkafka-native.js';
 import type { NativeClients } from './librdkafka-native-clients.js';
 import { LibrdkafkaTransactionalProducer } from './librdkafka-transactional-producer.js';
 
-/** A binding producer that answers every transaction call at once and records them. */
-function fakeProducer(calls: string[]): NativeProducer {
+/** A binding producer that answers every transaction call at once (with `failures[name]`, else success) and records them. */
+function fakeProducer(calls: string[], failures: Readonly<Record<string, Error>> = {}): NativeProducer {
   const done =
     (name: string) =>
     (...args: unknown[]) => {
       calls.push(name);
-      (args.at(-1) as (err: null) => void)(null);
+      (args.at(-1) as (err: Error | null) => void)(failures[name] ?? null);
     };
   return Object.assign(new EventEmitter(), {
     setPollInBackground: () => undefined,
@@ -37,12 +37,17 @@ function groupConsumer(lost: { value: boolean }): LibrdkafkaGroupConsumer {
   });
 }
 
-function producerFor(lost: { value: boolean }, calls: string[], made: NativeProducer[] = []): LibrdkafkaTransactionalProducer {
+function producerFor(
+  lost: { value: boolean },
+  calls: string[],
+  made: NativeProducer[] = [],
+  failures: Readonly<Record<string, Error>> = {},
+): LibrdkafkaTransactionalProducer {
   const clients = {
     options: { brokers: ['b:9092'], clientId: 'c' },
     router: { heard: () => undefined, errorEvent: () => undefined },
     producer: () => {
-      const producer = fakeProducer(calls);
+      const producer = fakeProducer(calls, failures);
       made.push(producer);
       return producer;
     },
@@ -102,5 +107,17 @@ describe('LibrdkafkaTransactionalProducer (exactly_once_v2)', () => {
     report(made[1]!, 'Local: Message timed out');
     await expect(producer.sendOffsets('app', [{ topic: 't', partition: 0, offset: 6 }])).rejects.toThrow('Local: Message timed out');
     expect(made).toHaveLength(2);
+  });
+
+  it("reports a fence as ProducerFencedError when librdkafka purged the transaction's records first", async () => {
+    const calls: string[] = [];
+    const made: NativeProducer[] = [];
+    const fenced = Object.assign(new Error('Local: This instance has been fenced by a newer instance'), { code: -144 });
+    const producer = producerFor({ value: false }, calls, made, { sendOffsets: fenced });
+    await producer.init();
+    await producer.begin();
+    await producer.send([{ topic: 'out', key: null, value: Buffer.from('v'), headers: {} }]);
+    (made[0] as unknown as EventEmitter).emit('delivery-report', Object.assign(new Error('Local: Purged in queue'), { code: -152 }), {});
+    await expect(producer.sendOffsets('app', [{ topic: 't', partition: 0, offset: 5 }])).rejects.toBeInstanceOf(ProducerFencedError);
   });
 });

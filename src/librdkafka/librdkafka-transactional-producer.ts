@@ -27,6 +27,8 @@ const TIMEOUT_MS = { init: 60_000, failFastInit: 10_000, offsets: 30_000, end: 6
 export class LibrdkafkaTransactionalProducer implements TransactionalProducerClient {
   readonly transactionalId: string;
   private producer: NativeProducer | undefined;
+  /** The producer made last, from its creation on (`producer` is set once it is initialized). */
+  private latest: NativeProducer | undefined;
   private removeProbe: (() => void) | undefined;
   private inTransaction = false;
   /** The open transaction's deliveries (failures only: `delivery.report.only.error`). */
@@ -58,12 +60,15 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
   private async initialized(): Promise<NativeProducer> {
     return this.guard(async () => {
       const producer = this.clients.producer(transactionalProducerConfig(this.transactionalId, this.options.transactionTimeoutMs));
-      // A replaced producer's last reports (its purged records) are not the new one's.
+      // A replaced producer's last reports and log lines are not the new one's.
+      this.latest = producer;
       producer.on('delivery-report', (err) => {
         if (producer === this.producer) this.deliveries.delivered(err);
       });
       this.fatal.reset();
-      producer.on('event.log', (event) => this.fatal.logged(event));
+      producer.on('event.log', (event) => {
+        if (producer === this.latest) this.fatal.logged(event);
+      });
       let removeProbe: (() => void) | undefined;
       try {
         removeProbe = await this.clients.connect(producer);

@@ -3,7 +3,10 @@ import { produceInOrder } from './librdkafka-delivery.js';
 import { ERR, codeOf } from './librdkafka-errors.js';
 import { call, type LibrdkafkaError, type NativeProducer } from './librdkafka-native.js';
 
-/** Failures of records that an abort (or the producer's fatal error) threw out of librdkafka's queues. */
+/**
+ * Failures of records that librdkafka threw out of its queues: an abort, the transaction's
+ * abortable error or the producer's fatal error purges what is still queued.
+ */
 const PURGED = new Set<number>([ERR.PURGE_QUEUE, ERR.PURGE_INFLIGHT]);
 
 /**
@@ -13,14 +16,17 @@ const PURGED = new Set<number>([ERR.PURGE_QUEUE, ERR.PURGE_INFLIGHT]);
  * of a worker's CPU per record under exactly_once, bench/README.md), and `acknowledged()` waits
  * with librdkafka's `flush` until nothing of the transaction is queued or in flight.
  *
- * Records are produced without an `opaque`. The binding holds a record's opaque in a persistent
- * V8 handle that only its delivery report releases, and with `delivery.report.only.error` a
- * delivered record gets none: every opaque leaked (84 MB and 1.9 µs of main-thread CPU per
- * million records, bench/README.md). So a failure is taken as the open transaction's when it
- * reaches JavaScript while that transaction is open, except a purge (`ERR__PURGE_QUEUE`,
- * `ERR__PURGE_INFLIGHT`), which only an abort or a fatal error causes. A real failure of an
- * aborted transaction whose report arrives after the next `begin` fails that transaction's
- * `sendOffsets` once: one more abort, never a record lost.
+ * Records are produced without an `opaque` (`undefined`: `null` is an opaque too). The binding
+ * holds a record's opaque in a persistent V8 handle that only its delivery report releases, and
+ * with `delivery.report.only.error` a delivered record gets none: every opaque leaked (about
+ * 70 MiB per million records, and 1.9 µs of main-thread CPU per record, bench/README.md). So a
+ * failure is taken as the open transaction's when it reaches JavaScript while that transaction is open,
+ * except a purge ({@link PURGED}), which is never the first cause of a failed transaction: the
+ * call that follows it fails on its own (the abortable or fatal error). A real failure of an
+ * aborted transaction whose report reaches JavaScript after the next `begin` fails that
+ * transaction's `sendOffsets`: one more abort, never a record lost. The binding hands reports
+ * over 100 per turn of the event loop, so a burst of them (an outage's timeouts) can fail a few
+ * transactions in a row; each report fails one at most.
  *
  * Whether a record was delivered is the transaction's business in the end: librdkafka counts every
  * failed delivery of a transactional producer and `commitTransaction` fails (abortable) when
@@ -33,6 +39,8 @@ export class TransactionDeliveries {
   private queued = false;
   /** The first failed delivery of the open transaction. */
   private failure: LibrdkafkaError | undefined;
+  /** A purge was reported since the transaction began: a flush then proves no delivery. */
+  private purged = false;
 
   constructor(
     private readonly producer: () => NativeProducer,
@@ -44,6 +52,7 @@ export class TransactionDeliveries {
   reset(): void {
     this.queued = false;
     this.failure = undefined;
+    this.purged = false;
   }
 
   /**
@@ -62,7 +71,9 @@ export class TransactionDeliveries {
    * `delivery.report.only.error`); a report of a producer since replaced must not reach it.
    */
   delivered(err: LibrdkafkaError | null | undefined): void {
-    if (err && !PURGED.has(codeOf(err) ?? 0)) this.failure ??= err;
+    if (!err) return;
+    if (PURGED.has(codeOf(err) ?? 0)) this.purged = true;
+    else this.failure ??= err;
   }
 
   /**
@@ -78,7 +89,7 @@ export class TransactionDeliveries {
       this.queued = false;
       const producer = this.producer();
       await call((cb) => producer.flush(timeoutMs, cb));
-      if (this.failure === undefined) this.onDelivered();
+      if (this.failure === undefined && !this.purged) this.onDelivered();
     }
     if (this.failure !== undefined) throw this.failure;
   }
