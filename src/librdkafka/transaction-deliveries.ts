@@ -20,13 +20,13 @@ const PURGED = new Set<number>([ERR.PURGE_QUEUE, ERR.PURGE_INFLIGHT]);
  * holds a record's opaque in a persistent V8 handle that only its delivery report releases, and
  * with `delivery.report.only.error` a delivered record gets none: every opaque leaked (about
  * 70 MiB per million records, and 1.9 µs of main-thread CPU per record, bench/README.md). So a
- * failure is taken as the open transaction's when it reaches JavaScript while that transaction is open,
- * except a purge ({@link PURGED}), which is never the first cause of a failed transaction: the
- * call that follows it fails on its own (the abortable or fatal error). A real failure of an
- * aborted transaction whose report reaches JavaScript after the next `begin` fails that
- * transaction's `sendOffsets`: one more abort, never a record lost. The binding hands reports
- * over 100 per turn of the event loop, so a burst of them (an outage's timeouts) can fail a few
- * transactions in a row; each report fails one at most.
+ * failure is taken as the open transaction's when it reaches JavaScript while that transaction
+ * is open, except a purge ({@link PURGED}), which is never the first cause of a failed
+ * transaction: the call that follows it fails on its own (the abortable or fatal error). A real
+ * failure of an aborted transaction whose report reaches JavaScript after the next `begin` fails
+ * that transaction's `sendOffsets`: one more abort, never a record lost. The binding hands
+ * reports over 100 per turn of the event loop, so a burst of them (an outage's timeouts) can fail
+ * a few transactions in a row; each report fails one at most.
  *
  * Whether a record was delivered is the transaction's business in the end: librdkafka counts every
  * failed delivery of a transactional producer and `commitTransaction` fails (abortable) when
