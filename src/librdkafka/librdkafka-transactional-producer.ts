@@ -27,7 +27,7 @@ const TIMEOUT_MS = { init: 60_000, failFastInit: 10_000, offsets: 30_000, end: 6
 export class LibrdkafkaTransactionalProducer implements TransactionalProducerClient {
   readonly transactionalId: string;
   private producer: NativeProducer | undefined;
-  /** The producer made last, from its creation on (`producer` is set once it is initialized). */
+  /** The producer made last, from its creation on (`producer` is set once it is initialized): its reports and log lines count. */
   private latest: NativeProducer | undefined;
   private removeProbe: (() => void) | undefined;
   private inTransaction = false;
@@ -63,7 +63,7 @@ export class LibrdkafkaTransactionalProducer implements TransactionalProducerCli
       // A replaced producer's last reports and log lines are not the new one's.
       this.latest = producer;
       producer.on('delivery-report', (err) => {
-        if (producer === this.producer) this.deliveries.delivered(err);
+        if (producer === this.latest) this.deliveries.delivered(err);
       });
       this.fatal.reset();
       producer.on('event.log', (event) => {
