@@ -37,6 +37,7 @@ export {
   BrokerUnreachableError,
   MissingSourceTopicError,
   TopicRangeStalledError,
+  RebalanceStalledError,
   DedupStoreError,
   MetricsPortError,
 } from './errors/broker-unreachable-error.js';

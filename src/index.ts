@@ -72,6 +72,7 @@ export {
   RecordTooLargeError,
   IllegalStateError,
   TopicRangeStalledError,
+  RebalanceStalledError,
   BrokerUnreachableError,
   TestDriverError,
   AttemptTimeoutError,

@@ -35,6 +35,17 @@ export class TopicRangeStalledError extends WeirError {
   }
 }
 
+/**
+ * A worker's consumer got no assignment for longer than a healthy rebalance takes (the
+ * rebalance timeout plus the session timeout): it is stuck in its join. The worker replaces it,
+ * as after a crash (`RebalanceWatchdog`).
+ */
+export class RebalanceStalledError extends WeirError {
+  constructor(message: string) {
+    super('WEIR_REBALANCE_STALLED', message);
+  }
+}
+
 /** The dedup store (Redis) failed. What happens next follows `onStoreError`. */
 export class DedupStoreError extends WeirError {
   constructor(message: string, options?: { cause?: unknown }) {

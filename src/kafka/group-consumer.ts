@@ -69,6 +69,15 @@ export interface GroupConsumerHandlers {
   onSkipped(topic: string, partition: number, nextOffset: number): void;
 }
 
+/**
+ * The rebalance timeout both clients join with (`rebalanceTimeout` in kafkajs,
+ * `max.poll.interval.ms` in librdkafka), ms: how long the group coordinator waits for the members
+ * to rejoin. At least 60 000 (kafkajs' default), and never below the session timeout.
+ */
+export function rebalanceTimeoutMs(sessionTimeoutMs: number): number {
+  return Math.max(60_000, sessionTimeoutMs);
+}
+
 /** Consumer-group settings. Times in ms. */
 export interface GroupConsumerOptions {
   readonly groupId: string;

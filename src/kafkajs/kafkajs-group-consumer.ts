@@ -1,5 +1,5 @@
 import type { Consumer, EachBatchPayload, Kafka } from 'kafkajs';
-import type { GroupConsumer, GroupConsumerHandlers, GroupConsumerOptions } from '../kafka/group-consumer.js';
+import { rebalanceTimeoutMs, type GroupConsumer, type GroupConsumerHandlers, type GroupConsumerOptions } from '../kafka/group-consumer.js';
 import type { TopicPartition, TopicPartitionOffset } from '../record/record-types.js';
 import { ClientMismatchError, IllegalStateError } from '../errors.js';
 import { isInconsistentGroupProtocol } from '../kafka/join-refusals.js';
@@ -30,7 +30,7 @@ export class KafkajsGroupConsumer implements GroupConsumer {
     this.consumer = kafka.consumer({
       groupId: options.groupId,
       sessionTimeout: options.sessionTimeoutMs,
-      rebalanceTimeout: Math.max(60_000, options.sessionTimeoutMs),
+      rebalanceTimeout: rebalanceTimeoutMs(options.sessionTimeoutMs),
       heartbeatInterval: options.heartbeatIntervalMs,
       readUncommitted: !options.readCommitted,
       maxBytesPerPartition: options.maxBytesPerPartition ?? 1_048_576,

@@ -1,4 +1,4 @@
-import type { GroupConsumerOptions } from '../kafka/group-consumer.js';
+import { rebalanceTimeoutMs, type GroupConsumerOptions } from '../kafka/group-consumer.js';
 import type { KafkaClientOptions } from '../kafka/kafka-client.js';
 import type { LibrdkafkaConfig } from './librdkafka-native.js';
 
@@ -67,7 +67,7 @@ export function groupConsumerConfig(options: GroupConsumerOptions): LibrdkafkaCo
     'partition.assignment.strategy': 'cooperative-sticky',
     'session.timeout.ms': options.sessionTimeoutMs,
     'heartbeat.interval.ms': options.heartbeatIntervalMs,
-    'max.poll.interval.ms': Math.max(60_000, options.sessionTimeoutMs),
+    'max.poll.interval.ms': rebalanceTimeoutMs(options.sessionTimeoutMs),
     'enable.auto.commit': false,
     'enable.auto.offset.store': false,
     'auto.offset.reset': 'earliest',

@@ -104,4 +104,34 @@ describe('MemberConsumer', () => {
     handlers().onCrash(other);
     expect(crashes.at(-1)).toBe(other);
   });
+
+  it('stopWithin returns after its bound while a stuck consumer still stops, and that late stop leaves the next consumer alone', async () => {
+    const log: string[] = [];
+    let release: () => void = () => undefined;
+    const stuck: GroupConsumer = {
+      ...stoppedConsumer([]),
+      stop: () => {
+        log.push('stuck: stop called');
+        return new Promise<void>((resolve) => (release = resolve)).then(() => void log.push('stuck: stopped'));
+      },
+    };
+    const next: GroupConsumer = {
+      ...stoppedConsumer([]),
+      stop: async () => void log.push('next: stopped'),
+      commit: async () => void log.push('next: commit'),
+    };
+    const consumers = [stuck, next];
+    const { member } = memberOn(() => consumers.shift()!);
+    await member.start();
+    const t0 = Date.now();
+    await member.stopWithin(50);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
+    expect(log).toEqual(['stuck: stop called']);
+    await member.start();
+    release();
+    await new Promise((resolve) => setImmediate(resolve));
+    // The late stop ended the stuck consumer only: the new one is current and was not stopped.
+    await member.commit([{ topic: 'in', partition: 0, offset: 1 }]);
+    expect(log).toEqual(['stuck: stop called', 'stuck: stopped', 'next: commit']);
+  });
 });

@@ -106,11 +106,16 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
     return this.refusals.refused(this.options.clock.now(), error.cause);
   }
 
-  /** Closes the shared producer and leaves the group (best effort when the consumer crashed). */
+  /**
+   * Closes the shared producer and leaves the group (best effort when the consumer crashed).
+   * Stops the consumer and producer current at the call: a `start` while a slow stop is under
+   * way (the worker bounds the wait for a stuck consumer) gets its own, which this leaves alone.
+   */
   async stop(): Promise<void> {
-    await this.transaction?.close();
-    this.transaction = undefined;
-    await this.consumer?.stop();
+    const { transaction, consumer } = this;
+    await transaction?.close();
+    if (this.transaction === transaction) this.transaction = undefined;
+    await consumer?.stop();
   }
 
   /**
@@ -130,6 +135,17 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
 
   seek(tp: TopicPartition, offset: number): void {
     this.flowControl('seek', tp, (c) => c.seek(tp, offset));
+  }
+
+  /**
+   * {@link stop}, waiting for it at most `ms`: what is left finishes in the background. Never
+   * throws (the consumer being replaced may have crashed).
+   */
+  async stopWithin(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    await Promise.race([this.stop().catch(() => undefined), bound]);
+    clearTimeout(timer);
   }
 
   private flowControl(call: 'pause' | 'resume' | 'seek', tp: TopicPartition, action: (consumer: GroupConsumer) => void): void {

@@ -8,6 +8,7 @@ import { taskId } from '../record/task-id.js';
 import { consumedTopics } from '../topology/compiled-topology.js';
 import type { AssignedTasks } from './assigned-tasks.js';
 import { InstanceConflictGuard } from './instance-conflict-guard.js';
+import { RebalanceWatchdog } from './rebalance-watchdog.js';
 import { memberIdentity, type MemberIdentity } from './member-identity.js';
 import type { MemberConsumer } from './member-consumer.js';
 import { WorkerHealth, type WorkerHealthSnapshot } from './worker-health.js';
@@ -60,6 +61,8 @@ export class Worker {
   private endBackOff: (() => void) | undefined;
   /** Says what a slow shutdown waits for. */
   private readonly shutdownProgress: ShutdownProgress;
+  /** Replaces a consumer that never rejoins after an eager rebalance began. */
+  private readonly watchdog: RebalanceWatchdog;
 
   constructor(private readonly options: WorkerOptions) {
     this.logger = options.logger.child({ applicationId: options.topology.applicationId });
@@ -91,6 +94,7 @@ export class Worker {
     });
     this.conflictGuard =
       this.identity.groupInstanceId === undefined ? undefined : InstanceConflictGuard.forGroupTimings(Date.now(), options.config);
+    this.watchdog = new RebalanceWatchdog(options.config.sessionTimeoutMs, (error) => this.onCrash(error));
   }
 
   /** Ends the hold of {@link WorkerOptions.holdTasks}: the tasks of the current and later assignments start. */
@@ -216,7 +220,9 @@ export class Worker {
   private async restartConsumer(): Promise<void> {
     this.member = undefined;
     await this.tasks?.closeAll('close');
-    await this.membership?.stop().catch(() => undefined);
+    // A kafkajs consumer stuck in its join disconnects only once the join ends: by the session
+    // timeout the coordinator has evicted it anyway.
+    await this.membership?.stopWithin(this.options.config.sessionTimeoutMs);
     const backoff = new CappedBackoff(1_000, 10_000);
     while (this.state !== 'stopping' && this.state !== 'stopped') {
       this.crashedWhileRestarting = undefined;
@@ -293,5 +299,7 @@ export class Worker {
     assertWorkerTransition(this.state, to);
     this.logger.debug({ from: this.state, to }, 'worker state');
     this.state = to;
+    if (to === 'rebalancing') this.watchdog.began();
+    else this.watchdog.ended();
   }
 }

@@ -1,0 +1,70 @@
+import { RebalanceStalledError } from '../errors.js';
+import { rebalanceTimeoutMs } from '../kafka/group-consumer.js';
+
+/** Timers of a {@link RebalanceWatchdog} (default: the global `setTimeout`/`clearTimeout`), injectable for tests. */
+export interface WatchdogTimers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const GLOBAL_TIMERS: WatchdogTimers = {
+  set: (fn, ms) => setTimeout(fn, ms).unref(),
+  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/**
+ * Longest a healthy eager rebalance keeps a member without an assignment, ms: the group
+ * coordinator waits up to the rebalance timeout (`max.poll.interval.ms`, see
+ * {@link rebalanceTimeoutMs}) for the members to rejoin, and evicts a member that stopped
+ * heartbeating after the session timeout (`session.timeout.ms`).
+ */
+export function rebalanceDeadlineMs(sessionTimeoutMs: number): number {
+  return rebalanceTimeoutMs(sessionTimeoutMs) + sessionTimeoutMs;
+}
+
+/**
+ * Turns a consumer that never rejoins its group into a crash the worker recovers from. Armed
+ * when the worker suspends its tasks for an eager rebalance (`began`), disarmed by the new
+ * assignment or any other way out of the rebalance (`ended`); when
+ * {@link rebalanceDeadlineMs} passes in between, `onStalled` gets a {@link RebalanceStalledError}
+ * and the worker replaces its consumer, as after a crash.
+ *
+ * Why: kafkajs 2.2 can stay in its join for good after a broker restart ("Failed to find group
+ * coordinator" retried inside nested retries, kafkajs issue #1630), emitting neither a join nor
+ * a crash, while the member's partitions sit idle. The Java consumer has no such state: its
+ * `poll` rejoins or throws.
+ */
+export class RebalanceWatchdog {
+  private timer: unknown;
+  private readonly timers: WatchdogTimers;
+
+  constructor(
+    private readonly sessionTimeoutMs: number,
+    private readonly onStalled: (error: RebalanceStalledError) => void,
+    timers?: WatchdogTimers,
+  ) {
+    this.timers = timers ?? GLOBAL_TIMERS;
+  }
+
+  /** The member suspended its tasks for a rebalance. Armed once: a repeated call keeps the first deadline. */
+  began(): void {
+    if (this.timer !== undefined) return;
+    const deadlineMs = rebalanceDeadlineMs(this.sessionTimeoutMs);
+    this.timer = this.timers.set(() => {
+      this.timer = undefined;
+      this.onStalled(
+        new RebalanceStalledError(
+          `no partitions assigned within ${deadlineMs} ms after the group began rebalancing (rebalance timeout ` +
+            `${rebalanceTimeoutMs(this.sessionTimeoutMs)} ms + session timeout ${this.sessionTimeoutMs} ms): the consumer is stuck in its join`,
+        ),
+      );
+    }, deadlineMs);
+  }
+
+  /** The rebalance is over: an assignment came, the consumer crashed, or the worker stops. */
+  ended(): void {
+    if (this.timer === undefined) return;
+    this.timers.clear(this.timer);
+    this.timer = undefined;
+  }
+}
