@@ -4,6 +4,7 @@
  * given input topic, sink topic and consumer group. Adding a row is adding one entry to
  * {@link CONTESTANTS}.
  */
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { repoRoot } from '../scripts/lib/repo-paths.js';
 import { startChildProcess, weirTaskIds, weirTasksStarted, type ContestantProcess } from './contestant-process.js';
@@ -106,6 +107,43 @@ export function kafkajsLoop(): Contestant {
 }
 
 /**
+ * The hand-written exactly_once loop on @confluentinc/kafka-javascript (bench/librdkafka-eos-baseline.ts):
+ * consume → produce → every 100 ms sendOffsetsToTransaction and commitTransaction. Skipped when
+ * the binding does not load here.
+ */
+export function librdkafkaEosLoop(): Contestant {
+  return {
+    id: 'librdkafka-eos-loop',
+    name: 'hand-written librdkafka loop (exactly_once, commit 100 ms)',
+    guarantee: 'exactly_once',
+    skipReason: () => librdkafkaMissing(),
+    start: (run) =>
+      startChildProcess({
+        command: process.execPath,
+        args: [
+          `--max-old-space-size=${WEIR_HEAP_LIMIT_MIB}`,
+          '--import',
+          'tsx',
+          path.join(repoRoot, 'bench', 'librdkafka-eos-baseline.ts'),
+        ],
+        cwd: repoRoot,
+        env: { KAFKA_BROKERS: run.brokers, BENCH_SOURCE: run.source, BENCH_SINK: run.sink, BENCH_GROUP: run.group },
+        label: 'librdkafka loop',
+      }),
+  };
+}
+
+/** Why @confluentinc/kafka-javascript does not load here, or undefined when it does. */
+function librdkafkaMissing(): string | undefined {
+  try {
+    createRequire(import.meta.url)('@confluentinc/kafka-javascript');
+    return undefined;
+  } catch (error) {
+    return `@confluentinc/kafka-javascript does not load: ${(error as Error).message.split('\n')[0]}`;
+  }
+}
+
+/**
  * The heap limit of every weir contestant, MiB (node's `--max-old-space-size`): the same 1 GiB as
  * Kafka Streams' `-Xmx1g` (`KAFKA_STREAMS_HEAP` in bench/kafka-streams.ts). Without one, V8's
  * limit on this kind of machine is 4 GiB, and under a limit of 2 GiB or more it lets garbage grow
@@ -201,6 +239,7 @@ export const CONTESTANTS: readonly Contestant[] = [
   kafkaStreams({ guarantee: 'at_least_once', commitIntervalMs: 1_000, threads: 2 }),
   kafkaStreams({ guarantee: 'exactly_once', commitIntervalMs: 100, threads: 1 }),
   kafkajsLoop(),
+  librdkafkaEosLoop(),
   weir({ guarantee: 'at_least_once', threads: 1 }),
   weir({ guarantee: 'at_least_once', threads: 2 }),
   weir({ guarantee: 'exactly_once', threads: 1 }),
@@ -226,6 +265,7 @@ export function chainContestants(client?: 'librdkafka'): readonly Contestant[] {
 /** The rows of the exactly_once scaling tables (many input partitions). */
 export const EOS_SCALING_CONTESTANTS: readonly Contestant[] = [
   kafkaStreams({ guarantee: 'exactly_once', commitIntervalMs: 100, threads: 1 }),
+  librdkafkaEosLoop(),
   weir({ guarantee: 'exactly_once', threads: 1 }),
   weir({ guarantee: 'exactly_once', threads: 1, client: 'librdkafka' }),
 ];

@@ -30,11 +30,11 @@ import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_BROKERS } from '../scripts/lib/broker-instance.js';
-import { startBroker } from '../scripts/lib/kafka-broker.js';
+import { brokerPid, startBroker } from '../scripts/lib/kafka-broker.js';
 import { repoRoot } from '../scripts/lib/repo-paths.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
 import { waitFor } from '../scripts/lib/wait-for.js';
-import { cpuSeconds } from './bench-tools.js';
+import { cpuSeconds, threadCpuSeconds } from './bench-tools.js';
 import { jsonLine, weirTaskIds, weirTasksStarted } from './contestant-process.js';
 import { committedOffsetSum, doneCondition, highWatermarkSum } from './sink-progress.js';
 import { MemorySampler, summariseAllocations } from './memory-profile.js';
@@ -129,6 +129,7 @@ function table(entries: Map<string, number>, busyUs: number, limit: number): str
 
 async function main(): Promise<void> {
   if (brokers === DEFAULT_BROKERS) await startBroker();
+  const localBroker = brokers === DEFAULT_BROKERS ? await brokerPid() : undefined;
   const kafka = quietKafka(brokers, 'weir-profile');
   const admin = kafka.admin();
   await admin.connect();
@@ -229,6 +230,8 @@ async function main(): Promise<void> {
   await Promise.race([started, exitedEarly]);
   const t0 = performance.now();
   const cpu0 = cpuSeconds(child.pid!);
+  const brokerCpu0 = localBroker === undefined ? 0 : cpuSeconds(localBroker);
+  const threads0 = threadCpuSeconds(child.pid!);
   // The sampler's first SIGUSR2 starts it, the second writes what it sampled.
   if (allocations) child.kill('SIGUSR2');
   const sampler = memory ? new MemorySampler(child.pid!, `http://127.0.0.1:${metricsPort}/metrics`) : undefined;
@@ -257,6 +260,9 @@ async function main(): Promise<void> {
   ]);
   const seconds = (performance.now() - t0) / 1_000;
   const cpu = cpuSeconds(child.pid!) - cpu0;
+  const brokerCpu = localBroker === undefined ? undefined : cpuSeconds(localBroker) - brokerCpu0;
+  const threads1 = threadCpuSeconds(child.pid!);
+  const perRecord = (kind: keyof typeof threads1): string => (((threads1[kind] - threads0[kind]) * 1e6) / inputs).toFixed(1);
   const memoryTimeline = sampler?.stop();
   if (allocations) {
     child.kill('SIGUSR2');
@@ -271,7 +277,10 @@ async function main(): Promise<void> {
   await new Promise((resolve) => child.once('exit', resolve));
   const windowMs = seconds * 1_000 + (performance.now() - stoppedAt);
   console.log(
-    `profile: ${guarantee} ${flags.join(' ')}, ${partitions} partitions: ${Math.round(inputs / seconds)} records/s, ${((cpu * 1e6) / inputs).toFixed(1)} µs CPU/record (process), window ${seconds.toFixed(1)} s; profiles in ${dir}`,
+    `profile: ${guarantee} ${flags.join(' ')}, ${partitions} partitions: ${Math.round(inputs / seconds)} records/s, ${((cpu * 1e6) / inputs).toFixed(1)} µs CPU/record (process)${brokerCpu === undefined ? '' : `, broker ${((brokerCpu * 1e6) / inputs).toFixed(1)} µs/record`}, window ${seconds.toFixed(1)} s; profiles in ${dir}`,
+  );
+  console.log(
+    `profile: CPU µs/record by thread: main ${perRecord('main')}, other Node.js threads (V8's GC and compiler workers, libuv's pool) ${perRecord('other')}, librdkafka ${perRecord('librdkafka')}`,
   );
   if (logLevel === 'debug')
     console.log(

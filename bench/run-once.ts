@@ -30,6 +30,8 @@ export interface RunTarget {
   readonly verify: boolean;
   /** Longest timed window, ms. */
   readonly timeoutMs: number;
+  /** The local broker's process, to measure its CPU over the window too (absent: a remote broker). */
+  readonly brokerPid?: number;
 }
 
 /**
@@ -61,6 +63,7 @@ export async function runOnce(kafka: Kafka, contestant: Contestant, prerequisite
       doneCondition(admin, contestant.guarantee, { source: target.source, sink, group }, target.records),
       contestant.name,
       target.timeoutMs,
+      target.brokerPid,
     );
     await proc.stop();
     const sinkRecords =

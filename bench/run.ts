@@ -35,7 +35,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Kafka } from 'kafkajs';
 import { DEFAULT_BROKERS } from '../scripts/lib/broker-instance.js';
-import { startBroker } from '../scripts/lib/kafka-broker.js';
+import { brokerPid, startBroker } from '../scripts/lib/kafka-broker.js';
 import { createTopics, produce, quietKafka } from '../scripts/lib/topic-io.js';
 import { prepareBaseline } from './baseline.js';
 import { machineDescription, writeBenchSection } from './bench-tools.js';
@@ -92,13 +92,17 @@ function describe(outcome: RunOutcome): string {
   if (!outcome.ok) return `failed: ${outcome.error.split('\n')[0]}`;
   const { m } = outcome;
   const sink = outcome.sinkRecords === undefined ? '' : `, sink ${outcome.sinkRecords}`;
-  return `${Math.round(m.recordsPerSecond)} records/s, ${m.cpuMicrosPerRecord.toFixed(1)} µs CPU/record, ${Math.round(m.peakRssBytes / 2 ** 20)} MB peak RSS (${m.seconds.toFixed(1)} s${sink})`;
+  const broker = m.brokerCpuMicrosPerRecord === undefined ? '' : ` + broker ${m.brokerCpuMicrosPerRecord.toFixed(1)}`;
+  const t = m.threadCpuMicrosPerRecord;
+  const threads = `main thread ${t.main.toFixed(1)}, other threads ${t.other.toFixed(1)}, librdkafka ${t.librdkafka.toFixed(1)}`;
+  return `${Math.round(m.recordsPerSecond)} records/s, ${m.cpuMicrosPerRecord.toFixed(1)}${broker} µs CPU/record (${threads}), ${Math.round(m.peakRssBytes / 2 ** 20)} MB peak RSS (${m.seconds.toFixed(1)} s${sink})`;
 }
 
 async function main(): Promise<void> {
   const began = Date.now();
   const loadAtStart = os.loadavg()[0]!;
   if (brokers === DEFAULT_BROKERS) await startBroker();
+  const localBroker = brokers === DEFAULT_BROKERS ? await brokerPid() : undefined;
   const kafka = quietKafka(brokers, 'weir-bench');
   const run = randomUUID().slice(0, 8);
   const workloads = WORKLOADS.filter((w) => workloadIds === undefined || workloadIds.includes(w.id));
@@ -153,6 +157,7 @@ async function main(): Promise<void> {
           rep,
           verify,
           timeoutMs: runTimeoutMs,
+          ...(localBroker === undefined ? {} : { brokerPid: localBroker }),
         });
         outcomes.get(`${workload.id}/${contestant.id}`)!.push(outcome);
         console.log(`bench: [${rep + 1}/${reps}] ${workload.title}: ${contestant.name}: ${describe(outcome)}`);
