@@ -21,6 +21,11 @@ export class KafkajsGroupConsumer implements GroupConsumer {
   private readonly removers: Array<() => void> = [];
   /** The assignment of the latest join. */
   private assignment: readonly TopicPartition[] = [];
+  /**
+   * Set by {@link stop}: a consumer the worker gave up on while its join hung may finish that
+   * join later and fetch; its batches must not reach the worker's tasks.
+   */
+  private stopped = false;
 
   constructor(
     kafka: Kafka,
@@ -76,10 +81,13 @@ export class KafkajsGroupConsumer implements GroupConsumer {
       partitionsConsumedConcurrently: 1,
       eachBatch: (payload) => this.eachBatch(payload),
     });
+    // stop() came while this first join hung: kafkajs' disconnect then found no running consumer
+    // to stop, so this one would fetch (and hold its partitions) for good. Stop it now.
+    if (this.stopped) await this.consumer.disconnect();
   }
 
   private async eachBatch({ batch, resolveOffset, isStale }: EachBatchPayload): Promise<void> {
-    if (isStale() || batch.messages.length === 0) return;
+    if (this.stopped || isStale() || batch.messages.length === 0) return;
     const records = batch.messages.map((m) => toInputRecord(batch.topic, batch.partition, m));
     const last = batch.messages[batch.messages.length - 1]!.offset;
     const nextOffset = Math.max(Number(batch.lastOffset()), Number(last)) + 1;
@@ -104,6 +112,7 @@ export class KafkajsGroupConsumer implements GroupConsumer {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     for (const remove of this.removers.splice(0)) remove();
     await this.consumer.disconnect();
   }

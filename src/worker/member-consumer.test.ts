@@ -134,4 +134,21 @@ describe('MemberConsumer', () => {
     await member.commit([{ topic: 'in', partition: 0, offset: 1 }]);
     expect(log).toEqual(['stuck: stop called', 'stuck: stopped', 'next: commit']);
   });
+
+  it('startWithin says false when the start has not finished within its bound, and throws a start failure that came in time', async () => {
+    const hanging: GroupConsumer = { ...stoppedConsumer([]), start: () => new Promise<void>(() => undefined) };
+    const failing: GroupConsumer = { ...stoppedConsumer([]), start: async () => Promise.reject(new Error('no broker')) };
+    const late: GroupConsumer = {
+      ...stoppedConsumer([]),
+      start: () => new Promise<void>((_, reject) => setTimeout(() => reject(new Error('too late')), 80)),
+    };
+    const consumers = [hanging, failing, late, stoppedConsumer([])];
+    const { member } = memberOn(() => consumers.shift()!);
+    expect(await member.startWithin(30)).toBe(false);
+    await expect(member.startWithin(1_000)).rejects.toThrow('no broker');
+    // A failure after the bound is the abandoned consumer's: nothing throws, nothing is unhandled.
+    expect(await member.startWithin(20)).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await member.startWithin(1_000)).toBe(true);
+  });
 });

@@ -138,6 +138,25 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
   }
 
   /**
+   * {@link start}, waiting for it at most `ms`: false when it has not finished by then (a kafkajs
+   * consumer's start includes its first join, which can hang); it goes on in the background, and
+   * a failure after the bound is ignored ({@link stop} it).
+   *
+   * @throws what {@link start} throws, when it fails within `ms`
+   */
+  async startWithin(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const started = this.start().then(() => true);
+    started.catch(() => undefined);
+    const bound = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    try {
+      return await Promise.race([started, bound]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
    * {@link stop}, waiting for it at most `ms`: what is left finishes in the background. Never
    * throws (the consumer being replaced may have crashed).
    */

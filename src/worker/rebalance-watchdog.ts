@@ -23,6 +23,17 @@ export function rebalanceDeadlineMs(sessionTimeoutMs: number): number {
 }
 
 /**
+ * The error of a consumer with no assignment {@link rebalanceDeadlineMs} after `since` (what began
+ * the wait, e.g. "the group began rebalancing").
+ */
+export function rebalanceStalled(sessionTimeoutMs: number, since: string): RebalanceStalledError {
+  return new RebalanceStalledError(
+    `no partitions assigned within ${rebalanceDeadlineMs(sessionTimeoutMs)} ms after ${since} (rebalance timeout ` +
+      `${rebalanceTimeoutMs(sessionTimeoutMs)} ms + session timeout ${sessionTimeoutMs} ms): the consumer is stuck in its join`,
+  );
+}
+
+/**
  * Turns a consumer that never rejoins its group into a crash the worker recovers from. Armed
  * when the worker suspends its tasks for an eager rebalance (`began`), disarmed by the new
  * assignment or any other way out of the rebalance (`ended`); when
@@ -49,16 +60,10 @@ export class RebalanceWatchdog {
   /** The member suspended its tasks for a rebalance. Armed once: a repeated call keeps the first deadline. */
   began(): void {
     if (this.timer !== undefined) return;
-    const deadlineMs = rebalanceDeadlineMs(this.sessionTimeoutMs);
     this.timer = this.timers.set(() => {
       this.timer = undefined;
-      this.onStalled(
-        new RebalanceStalledError(
-          `no partitions assigned within ${deadlineMs} ms after the group began rebalancing (rebalance timeout ` +
-            `${rebalanceTimeoutMs(this.sessionTimeoutMs)} ms + session timeout ${this.sessionTimeoutMs} ms): the consumer is stuck in its join`,
-        ),
-      );
-    }, deadlineMs);
+      this.onStalled(rebalanceStalled(this.sessionTimeoutMs, 'the group began rebalancing'));
+    }, rebalanceDeadlineMs(this.sessionTimeoutMs));
   }
 
   /** The rebalance is over: an assignment came, the consumer crashed, or the worker stops. */

@@ -8,7 +8,7 @@ import { taskId } from '../record/task-id.js';
 import { consumedTopics } from '../topology/compiled-topology.js';
 import type { AssignedTasks } from './assigned-tasks.js';
 import { InstanceConflictGuard } from './instance-conflict-guard.js';
-import { RebalanceWatchdog } from './rebalance-watchdog.js';
+import { rebalanceDeadlineMs, rebalanceStalled, RebalanceWatchdog } from './rebalance-watchdog.js';
 import { memberIdentity, type MemberIdentity } from './member-identity.js';
 import type { MemberConsumer } from './member-consumer.js';
 import { WorkerHealth, type WorkerHealthSnapshot } from './worker-health.js';
@@ -227,11 +227,13 @@ export class Worker {
     while (this.state !== 'stopping' && this.state !== 'stopped') {
       this.crashedWhileRestarting = undefined;
       try {
-        await this.membership?.start();
+        const { sessionTimeoutMs } = this.options.config;
+        if (this.membership !== undefined && !(await this.membership.startWithin(rebalanceDeadlineMs(sessionTimeoutMs))))
+          this.crashedWhileRestarting ??= rebalanceStalled(sessionTimeoutMs, 'the new consumer began joining');
         if (this.crashedWhileRestarting === undefined) return;
         this.logger.warn({ err: this.crashedWhileRestarting }, 'the new consumer stopped while joining; rejoining again');
         await this.tasks?.closeAll('close');
-        await this.membership?.stop().catch(() => undefined);
+        await this.membership?.stopWithin(sessionTimeoutMs);
         await this.backOff(backoff.next());
       } catch (restartError) {
         this.logger.error({ err: restartError, attempt: backoff.failures + 1 }, 'rejoining the group failed; retrying');

@@ -6,7 +6,8 @@
  * `ConsumerGroup` forever (its internals: kafkajs is pinned in package-lock.json). The worker
  * must replace the consumer once the rebalance timeout plus the session timeout have passed,
  * without waiting for the stuck consumer's disconnect (which waits for its join), and then
- * process what comes after. kafkajs project only (vitest.config.ts): librdkafka's consumer
+ * process what comes after; and when the replacement's first join hangs too (a kafkajs
+ * consumer's start includes it), give up on that one after the same time and start another. kafkajs project only (vitest.config.ts): librdkafka's consumer
  * rebalances cooperatively and has no such join.
  */
 import { randomUUID } from 'node:crypto';
@@ -36,89 +37,89 @@ afterAll(() => {
   ConsumerGroup.prototype.joinAndSync = joinAndSync;
 });
 
-/** Holds the second join of the first kafkajs consumer of `groupId` (its rejoin after a rebalance) forever; returns how many it held. */
-function holdSecondJoin(groupId: string): () => number {
-  let claimed = false;
+/**
+ * Holds joins of kafkajs consumers of `groupId` forever: `[n, k]` holds the k-th join of the
+ * n-th consumer of the group (in the order they first join: the worker's, then the test's other
+ * member, then the worker's replacements). Returns how many it held.
+ */
+function holdJoins(groupId: string, holds: ReadonlyArray<readonly [consumer: number, join: number]>): () => number {
+  let consumers = 0;
   let held = 0;
-  ConsumerGroup.prototype.joinAndSync = function (this: { groupId: string; weirTestJoins?: number }) {
-    if (this.groupId === groupId && !claimed) {
-      claimed = true;
+  ConsumerGroup.prototype.joinAndSync = function (this: { groupId: string; weirTestConsumer?: number; weirTestJoins?: number }) {
+    if (this.groupId === groupId && this.weirTestConsumer === undefined) {
+      this.weirTestConsumer = ++consumers;
       this.weirTestJoins = 0;
     }
-    if (this.weirTestJoins !== undefined && ++this.weirTestJoins === 2) {
-      held++;
-      return new Promise<void>(() => undefined);
+    if (this.weirTestConsumer !== undefined) {
+      const join = ++this.weirTestJoins!;
+      if (holds.some(([c, j]) => c === this.weirTestConsumer && j === join)) {
+        held++;
+        return new Promise<void>(() => undefined);
+      }
     }
     return joinAndSync.call(this);
   };
   return () => held;
 }
 
-describe(onClient('a consumer stuck in the join of a rebalance'), () => {
-  it('is replaced after the rebalance timeout plus the session timeout, and the worker goes on', async () => {
-    const id = `weir-it-watchdog-${randomUUID().slice(0, 8)}`;
-    const [source, out] = [`${id}.in`, `${id}.out`];
-    await fx.createTopics([
-      { topic: source, partitions: 2 },
-      { topic: out, partitions: 2 },
-    ]);
-    const held = holdSecondJoin(id);
-    const logs: Array<{ msg: string; time: number; err?: { type?: string; message?: string } }> = [];
-    const worker = new Worker({
-      topology: compile(
-        topology({ applicationId: id })
-          .source(source, { key: 'string', value: 'string' })
-          .process('copy', (r) => r.value)
-          .branch({ success: sink(out) }),
-      ),
-      config: loadWorkerConfig(
-        { brokers: fx.brokers, sessionTimeoutMs: String(SESSION_TIMEOUT_MS), commitIntervalMs: '100', client: 'kafkajs' },
-        {},
-      ),
-      logger: pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line)) }),
-    });
-    fx.onTeardown(() => worker.stop());
-    await worker.start();
-    const send = (from: number, to: number) =>
-      produce(
-        fx.kafka,
-        source,
-        Array.from({ length: to - from }, (_, i) => ({ key: `k${from + i}`, value: `v${from + i}` })),
-      );
-    await send(0, 10);
-    expect((await readTopics(fx.kafka, [out], { until: (rs) => rs.length >= 10, timeoutMs: 60_000 })).complete).toBe(true);
+type LogLine = { msg: string; time: number; err?: { type?: string; message?: string } };
 
-    // A second member makes the group rebalance; the worker's rejoin is held. It commits nothing.
-    const other = fx.kafka.consumer({ groupId: id, sessionTimeout: SESSION_TIMEOUT_MS });
-    fx.onTeardown(() => other.disconnect());
-    await other.connect();
-    await other.subscribe({ topics: [source], fromBeginning: true });
-    await other.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: async () => undefined });
+/**
+ * A worker of a new application on a 2-partition topic, with `holds` (see {@link holdJoins});
+ * it processes 10 records, then a second member joins the group (holding no partitions for
+ * long: it commits nothing, and leaves when told).
+ */
+async function scenario(holds: ReadonlyArray<readonly [number, number]>) {
+  const id = `weir-it-watchdog-${randomUUID().slice(0, 8)}`;
+  const [source, out] = [`${id}.in`, `${id}.out`];
+  await fx.createTopics([
+    { topic: source, partitions: 2 },
+    { topic: out, partitions: 2 },
+  ]);
+  const held = holdJoins(id, holds);
+  const logs: LogLine[] = [];
+  const worker = new Worker({
+    topology: compile(
+      topology({ applicationId: id })
+        .source(source, { key: 'string', value: 'string' })
+        .process('copy', (r) => r.value)
+        .branch({ success: sink(out) }),
+    ),
+    config: loadWorkerConfig(
+      { brokers: fx.brokers, sessionTimeoutMs: String(SESSION_TIMEOUT_MS), commitIntervalMs: '100', client: 'kafkajs' },
+      {},
+    ),
+    logger: pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) }),
+  });
+  fx.onTeardown(() => worker.stop());
+  await worker.start();
+  const send = (from: number, to: number) =>
+    produce(
+      fx.kafka,
+      source,
+      Array.from({ length: to - from }, (_, i) => ({ key: `k${from + i}`, value: `v${from + i}` })),
+    );
+  await send(0, 10);
+  expect((await readTopics(fx.kafka, [out], { until: (rs) => rs.length >= 10, timeoutMs: 60_000 })).complete).toBe(true);
 
-    const at = (msg: string) =>
-      waitFor(
-        () => logs.find((l) => l.msg === msg),
-        150_000,
-        () => `no "${msg}" log line`,
-      );
-    const suspended = await at('group rebalancing: suspending tasks');
-    const stalled = await waitFor(
-      () => logs.find((l) => l.err?.type === 'RebalanceStalledError'),
-      150_000,
+  const other = fx.kafka.consumer({ groupId: id, sessionTimeout: SESSION_TIMEOUT_MS });
+  fx.onTeardown(() => other.disconnect());
+  await other.connect();
+  await other.subscribe({ topics: [source], fromBeginning: true });
+  await other.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: async () => undefined });
+
+  const line = (what: string, match: (l: LogLine) => boolean) =>
+    waitFor(
+      () => logs.find(match),
+      200_000,
       () =>
-        `no RebalanceStalledError; last lines: ${logs
+        `no ${what}; last lines: ${logs
           .slice(-5)
           .map((l) => l.msg)
           .join(' | ')}`,
     );
-    expect(held()).toBe(1);
-    const deadline = rebalanceDeadlineMs(SESSION_TIMEOUT_MS);
-    expect(stalled.time - suspended.time).toBeGreaterThanOrEqual(deadline - 50);
-    expect(stalled.time - suspended.time).toBeLessThan(deadline + 5_000);
-    expect(stalled.err!.message).toContain(`within ${deadline} ms`);
-
-    // The other member leaves: the worker's new consumer takes both partitions and every record,
-    // those sent before the stall and those sent now, reaches the sink.
+  /** The other member leaves; every record, those sent before the stall and 10 sent now, reaches the sink. */
+  const allThrough = async (): Promise<void> => {
     await other.disconnect();
     await send(10, 20);
     const { records, complete } = await readTopics(fx.kafka, [out], {
@@ -132,5 +133,42 @@ describe(onClient('a consumer stuck in the join of a rebalance'), () => {
       30_000,
       () => `worker state ${worker.currentState}`,
     );
-  }, 240_000);
+  };
+  return { held, line, allThrough };
+}
+
+describe(onClient('a consumer stuck in its join'), () => {
+  const deadline = rebalanceDeadlineMs(SESSION_TIMEOUT_MS);
+
+  it('after a rebalance: is replaced after the rebalance timeout plus the session timeout, and the worker goes on', async () => {
+    // The worker's consumer's rejoin after the other member joined.
+    const s = await scenario([[1, 2]]);
+    const suspended = await s.line('suspension', (l) => l.msg === 'group rebalancing: suspending tasks');
+    const stalled = await s.line('RebalanceStalledError', (l) => l.err?.type === 'RebalanceStalledError');
+    expect(s.held()).toBe(1);
+    expect(stalled.time - suspended.time).toBeGreaterThanOrEqual(deadline - 50);
+    expect(stalled.time - suspended.time).toBeLessThan(deadline + 5_000);
+    expect(stalled.err!.message).toContain(`within ${deadline} ms after the group began rebalancing`);
+    await s.allThrough();
+  }, 300_000);
+
+  it('when the replacement hangs in its first join too: gives up on it after the same time and starts another', async () => {
+    // Consumer 3 is the worker's replacement (2 is the other member).
+    const s = await scenario([
+      [1, 2],
+      [3, 1],
+    ]);
+    const stalled = await s.line('RebalanceStalledError', (l) => l.err?.type === 'RebalanceStalledError');
+    const again = await s.line(
+      'a second RebalanceStalledError',
+      (l) => l.msg === 'the new consumer stopped while joining; rejoining again',
+    );
+    expect(s.held()).toBe(2);
+    expect(again.err?.type).toBe('RebalanceStalledError');
+    expect(again.err!.message).toContain(`within ${deadline} ms after the new consumer began joining`);
+    // The first replacement began joining once the stuck consumer's stop returned (at most a session timeout).
+    expect(again.time - stalled.time).toBeGreaterThanOrEqual(deadline - 50);
+    expect(again.time - stalled.time).toBeLessThan(deadline + SESSION_TIMEOUT_MS + 5_000);
+    await s.allThrough();
+  }, 400_000);
 });
