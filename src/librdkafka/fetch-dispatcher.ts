@@ -75,7 +75,7 @@ export class FetchDispatcher {
     for (const [tp, batch] of groupByPartition(messages)) {
       const fetch = this.fetches.get(tp);
       if (fetch === undefined || fetch.isRevoking() || fetch.seekTo !== undefined) continue;
-      const records = batch.map(toInputRecord);
+      const records = batch.map((m) => toInputRecord(m, fetch.topic));
       const nextOffset = batch[batch.length - 1]!.offset + 1;
       if (!fetch.isHeld()) this.handOver(fetch, records, nextOffset);
       else {

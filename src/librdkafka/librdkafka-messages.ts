@@ -1,10 +1,18 @@
 import type { InputRecord, RecordHeaders } from '../record/record-types.js';
 import type { NativeHeader, NativeMessage } from './librdkafka-native.js';
 
+/**
+ * The headers of every message without any: one frozen object, not one per record (a record stays
+ * in the heap until its transaction commits, and its garbage is collected in V8's old
+ * generation; bench/README.md, "A hand-written loop on the same binding"). Nothing in weir writes
+ * to an input record's headers: a record with other headers is always a new object.
+ */
+const NO_HEADERS: RecordHeaders = Object.freeze({});
+
 /** The binding's headers (one object per header, in order) as weir's: a repeated key becomes an array, like kafkajs. */
 export function toRecordHeaders(headers: readonly NativeHeader[] | undefined): RecordHeaders {
+  if (headers === undefined || headers.length === 0) return NO_HEADERS;
   const out: RecordHeaders = {};
-  if (headers === undefined) return out;
   for (const header of headers) {
     for (const key in header) {
       const value = header[key]!;
@@ -30,11 +38,14 @@ export function toNativeHeaders(headers: RecordHeaders): NativeHeader[] | undefi
   return out;
 }
 
-/** A consumed message as a weir input record. */
-export function toInputRecord(message: NativeMessage): InputRecord {
+/**
+ * A consumed message as a weir input record. `topic`: the partition's topic string, shared by its
+ * records (the binding makes a new string per message); default the message's own.
+ */
+export function toInputRecord(message: NativeMessage, topic: string = message.topic): InputRecord {
   const key = message.key;
   return {
-    topic: message.topic,
+    topic,
     partition: message.partition,
     offset: message.offset,
     timestamp: message.timestamp ?? 0,

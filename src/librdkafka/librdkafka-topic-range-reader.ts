@@ -78,7 +78,7 @@ export async function readLibrdkafkaTopicRange(clients: NativeClients, options: 
         const range = ranges.get(partition);
         if (range === undefined || !pending.has(partition)) continue;
         const from = positions.get(partition) ?? range.from;
-        const records = batch.filter((m) => m.offset >= from && m.offset < range.to).map(toInputRecord);
+        const records = batch.filter((m) => m.offset >= from && m.offset < range.to).map((m) => toInputRecord(m));
         const end = Math.min(range.to, batch[batch.length - 1]!.offset + 1);
         if (records.length > 0) {
           await options.onRecords(records, {

@@ -101,12 +101,15 @@ export function weirHeadersOf(headers: RecordHeaders): Record<string, string> {
 }
 
 /** User headers decoded to strings, the last value of a repeated header winning. */
-export function userHeaderStrings(headers: RecordHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
+export function userHeaderStrings(headers: RecordHeaders): Readonly<Record<string, string>> {
+  let out: Record<string, string> | undefined;
   for (const name in headers) {
     if (name.startsWith(WEIR_HEADER_PREFIX)) continue;
     const value = headerString(headers, name);
-    if (value !== undefined) out[name] = value;
+    if (value !== undefined) (out ??= {})[name] = value;
   }
-  return out;
+  return out ?? NO_USER_HEADERS;
 }
+
+/** What {@link userHeaderStrings} returns for a record without user headers: one frozen object, not one per record. */
+const NO_USER_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
