@@ -99,10 +99,7 @@ consumer.subscribe([source]);
 let running = true;
 const loop = (async () => {
   // The first consume calls join the group (librdkafka serves the rebalance on them).
-  const joined = (async () => {
-    await firstAssignment;
-    console.log(JSON.stringify({ msg: 'started' }));
-  })();
+  void firstAssignment.then(() => console.log(JSON.stringify({ msg: 'started' })));
   await done((cb) => producer.beginTransaction(cb));
   const next = new Map<number, number>();
   let since = Date.now();
@@ -120,7 +117,6 @@ const loop = (async () => {
     next.clear();
     since = Date.now();
   }
-  await joined;
 })();
 
 const stop = async (): Promise<void> => {

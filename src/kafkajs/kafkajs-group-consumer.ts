@@ -26,6 +26,8 @@ export class KafkajsGroupConsumer implements GroupConsumer {
    * join later and fetch; its batches must not reach the worker's tasks.
    */
   private stopped = false;
+  /** kafkajs' `run`, which settles once the first join ended (it holds the join). */
+  private running: Promise<void> | undefined;
 
   constructor(
     kafka: Kafka,
@@ -74,16 +76,16 @@ export class KafkajsGroupConsumer implements GroupConsumer {
 
   async start(): Promise<void> {
     await this.consumer.connect();
+    if (this.stopped) return;
     await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: true });
-    await this.consumer.run({
+    if (this.stopped) return;
+    this.running = this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 1,
       eachBatch: (payload) => this.eachBatch(payload),
     });
-    // stop() came while this first join hung: kafkajs' disconnect then found no running consumer
-    // to stop, so this one would fetch (and hold its partitions) for good. Stop it now.
-    if (this.stopped) await this.consumer.disconnect();
+    await this.running;
   }
 
   private async eachBatch({ batch, resolveOffset, isStale }: EachBatchPayload): Promise<void> {
@@ -111,9 +113,16 @@ export class KafkajsGroupConsumer implements GroupConsumer {
     await this.consumer.commitOffsets(offsets.map((o) => ({ topic: o.topic, partition: o.partition, offset: String(o.offset) })));
   }
 
+  /**
+   * Mutes the consumer and leaves the group. A first join still under way is waited for: while
+   * it hangs kafkajs' `disconnect` finds no running consumer to stop and forgets it, so the
+   * consumer would fetch and hold its partitions once the join ends. (The worker bounds its wait
+   * for a stuck consumer; this stop then ends in the background.)
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     for (const remove of this.removers.splice(0)) remove();
+    await this.running?.catch(() => undefined);
     await this.consumer.disconnect();
   }
 }

@@ -64,7 +64,11 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
   /** Builds a consumer (and its shared producer) and joins the group. @throws the client's error when the broker cannot be reached */
   async start(): Promise<void> {
     const { client, topology, config, identity, handlers, logger } = this.options;
-    const consumer = client.groupConsumer(
+    // A consumer the worker gave up on (stuck in its join) may still report a join, a batch or
+    // a crash later: only the current one reaches the worker.
+    const made: { consumer?: GroupConsumer } = {};
+    const current = (): boolean => made.consumer !== undefined && this.consumer === made.consumer;
+    const consumer = (made.consumer = client.groupConsumer(
       {
         groupId: topology.applicationId,
         topics: consumedTopics(topology),
@@ -76,14 +80,21 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
         ...(identity.groupInstanceId !== undefined ? { groupInstanceId: identity.groupInstanceId } : {}),
       },
       {
-        ...handlers,
+        onBatch: (topic, partition, records, nextOffset) => current() && handlers.onBatch(topic, partition, records, nextOffset),
+        onSkipped: (topic, partition, nextOffset) => {
+          if (current()) handlers.onSkipped(topic, partition, nextOffset);
+        },
+        onRevoked: (event) => (current() ? handlers.onRevoked(event) : Promise.resolve()),
         onAssigned: (event) => {
+          if (!current()) return;
           this.refusals.joined();
           handlers.onAssigned(event);
         },
-        onCrash: (error) => handlers.onCrash(this.judged(error)),
+        onCrash: (error) => {
+          if (current()) handlers.onCrash(this.judged(error));
+        },
       },
-    );
+    ));
     this.consumer = consumer;
     if (this.sharesTransactions) {
       this.transaction = new MemberTransaction({
@@ -148,7 +159,7 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
     let timer: NodeJS.Timeout | undefined;
     const started = this.start().then(() => true);
     started.catch(() => undefined);
-    const bound = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    const bound = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms).unref()));
     try {
       return await Promise.race([started, bound]);
     } finally {
@@ -162,8 +173,11 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
    */
   async stopWithin(ms: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-    await Promise.race([this.stop().catch(() => undefined), bound]);
+    const stopped = this.stop().catch(() => undefined);
+    // Given up on: whatever it still reports no longer reaches the worker.
+    this.consumer = undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms).unref()));
+    await Promise.race([stopped, bound]);
     clearTimeout(timer);
   }
 

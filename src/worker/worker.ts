@@ -228,8 +228,10 @@ export class Worker {
       this.crashedWhileRestarting = undefined;
       try {
         const { sessionTimeoutMs } = this.options.config;
-        if (this.membership !== undefined && !(await this.membership.startWithin(rebalanceDeadlineMs(sessionTimeoutMs))))
-          this.crashedWhileRestarting ??= rebalanceStalled(sessionTimeoutMs, 'the new consumer began joining');
+        const joined = (await this.membership?.startWithin(rebalanceDeadlineMs(sessionTimeoutMs))) ?? true;
+        // A shutdown came meanwhile: it stops the consumer.
+        if (this.shuttingDown()) return;
+        if (!joined) this.crashedWhileRestarting ??= rebalanceStalled(sessionTimeoutMs, 'the new consumer began joining');
         if (this.crashedWhileRestarting === undefined) return;
         this.logger.warn({ err: this.crashedWhileRestarting }, 'the new consumer stopped while joining; rejoining again');
         await this.tasks?.closeAll('close');
@@ -240,6 +242,11 @@ export class Worker {
         await this.backOff(backoff.next());
       }
     }
+  }
+
+  /** Whether a shutdown began (a method, so a check after an await is not narrowed away). */
+  private shuttingDown(): boolean {
+    return this.state === 'stopping' || this.state === 'stopped';
   }
 
   /** Waits `ms` before a restart's next join, or until a shutdown ends the wait. */
