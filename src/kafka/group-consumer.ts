@@ -114,6 +114,11 @@ export interface GroupConsumer extends OffsetCommitter {
   resume(tp: TopicPartition): void;
   /** The next fetch of the partition starts at `offset`. */
   seek(tp: TopicPartition, offset: number): void;
-  /** Stops fetching, leaves the group and disconnects. */
-  stop(): Promise<void>;
+  /**
+   * Stops fetching, leaves the group and disconnects. `abandoned`: the worker gives up on this
+   * consumer (stuck in its join) and lives on with another, so a first join still under way is
+   * waited for before it leaves (kafkajs forgets a consumer it disconnects mid-join, which then
+   * fetches and holds partitions once the join ends); otherwise (a shutdown) it disconnects at once.
+   */
+  stop(options?: { readonly abandoned?: boolean }): Promise<void>;
 }

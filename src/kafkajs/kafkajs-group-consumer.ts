@@ -114,15 +114,16 @@ export class KafkajsGroupConsumer implements GroupConsumer {
   }
 
   /**
-   * Mutes the consumer and leaves the group. A first join still under way is waited for: while
-   * it hangs kafkajs' `disconnect` finds no running consumer to stop and forgets it, so the
-   * consumer would fetch and hold its partitions once the join ends. (The worker bounds its wait
-   * for a stuck consumer; this stop then ends in the background.)
+   * Mutes the consumer and leaves the group. `abandoned`: a first join still under way is waited
+   * for, since while it lasts kafkajs' `disconnect` finds no running consumer to stop and forgets
+   * it, and the consumer would fetch and hold its partitions once the join ends (the worker bounds
+   * its wait for a stuck consumer; this stop then ends in the background). A shutdown disconnects
+   * at once: the process ends.
    */
-  async stop(): Promise<void> {
+  async stop(options?: { readonly abandoned?: boolean }): Promise<void> {
     this.stopped = true;
     for (const remove of this.removers.splice(0)) remove();
-    await this.running?.catch(() => undefined);
+    if (options?.abandoned === true) await this.running?.catch(() => undefined);
     await this.consumer.disconnect();
   }
 }

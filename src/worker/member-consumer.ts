@@ -118,15 +118,16 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
   }
 
   /**
-   * Closes the shared producer and leaves the group (best effort when the consumer crashed).
+   * Closes the shared producer and leaves the group (best effort when the consumer crashed);
+   * `abandoned`: see `GroupConsumer.stop` ({@link stopWithin} passes it).
    * Stops the consumer and producer current at the call: a `start` while a slow stop is under
    * way (the worker bounds the wait for a stuck consumer) gets its own, which this leaves alone.
    */
-  async stop(): Promise<void> {
+  async stop(options?: { readonly abandoned?: boolean }): Promise<void> {
     const { transaction, consumer } = this;
     await transaction?.close();
     if (this.transaction === transaction) this.transaction = undefined;
-    await consumer?.stop();
+    await consumer?.stop(options);
   }
 
   /**
@@ -173,7 +174,7 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
    */
   async stopWithin(ms: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    const stopped = this.stop().catch(() => undefined);
+    const stopped = this.stop({ abandoned: true }).catch(() => undefined);
     // Given up on: whatever it still reports no longer reaches the worker.
     this.consumer = undefined;
     const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms).unref()));
