@@ -13,7 +13,7 @@ import { EXIT, exitCodeOf } from './report-error.js';
 import type { StopSignals } from './stop-signals.js';
 import { StreamThreadsStartError } from './stream-threads-start-error.js';
 import { capThreads, countMaxTasks } from './thread-cap.js';
-import { withinTimeout } from './within-timeout.js';
+import { withinTimeout } from '../failure/within-timeout.js';
 
 /** Options of {@link StreamProcess}: what `weir run` loaded and validated. */
 export interface StreamProcessOptions {

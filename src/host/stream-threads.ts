@@ -11,7 +11,7 @@ import { StreamThreadsStartError } from './stream-threads-start-error.js';
 import { assertStreamThreadsTransition, type StreamThreadsState } from './stream-threads-state.js';
 import type { HealthProbes, ProbeResult } from '../observability/health-probes.js';
 import type { WorkerMetrics } from '../observability/worker-metrics.js';
-import { withinTimeout } from './within-timeout.js';
+import { withinTimeout } from '../failure/within-timeout.js';
 
 /** A replaced thread that ran this long resets the replacement backoff, ms. */
 const STABLE_AFTER_MS = 60_000;

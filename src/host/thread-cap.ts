@@ -3,7 +3,7 @@ import { createKafkaClient } from '../config/kafka-clients.js';
 import type { WorkerConfig } from '../config/worker-config.js';
 import type { KafkaAdmin } from '../kafka/kafka-admin.js';
 import { consumedTopics, producedTopics, type CompiledTopology } from '../topology/compiled-topology.js';
-import { withinTimeout } from './within-timeout.js';
+import { withinTimeout } from '../failure/within-timeout.js';
 
 /** How long {@link countMaxTasks} may wait for the broker's partition counts, ms. */
 const COUNT_TIMEOUT_MS = 10_000;

@@ -10,6 +10,7 @@ import { consumedTopics, type CompiledTopology } from '../topology/compiled-topo
 import type { TaskFetcher } from './assigned-tasks.js';
 import type { MemberIdentity } from './member-identity.js';
 import { MemberTransaction } from './member-transaction.js';
+import { withinTimeout } from '../failure/within-timeout.js';
 import type { WorkerConfig } from '../config/worker-config.js';
 
 /** What a {@link MemberConsumer} is built from. */
@@ -157,29 +158,18 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
    * @throws what {@link start} throws, when it fails within `ms`
    */
   async startWithin(ms: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const started = this.start().then(() => true);
-    started.catch(() => undefined);
-    const bound = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms).unref()));
-    try {
-      return await Promise.race([started, bound]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return (await withinTimeout(this.start(), ms, { unref: true })) === 'done';
   }
 
   /**
-   * {@link stop}, waiting for it at most `ms`: what is left finishes in the background. Never
-   * throws (the consumer being replaced may have crashed).
+   * {@link stop} (as `abandoned`), waiting for it at most `ms`: what is left finishes in the
+   * background. Never throws (the consumer being replaced may have crashed).
    */
   async stopWithin(ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
     const stopped = this.stop({ abandoned: true }).catch(() => undefined);
     // Given up on: whatever it still reports no longer reaches the worker.
     this.consumer = undefined;
-    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms).unref()));
-    await Promise.race([stopped, bound]);
-    clearTimeout(timer);
+    await withinTimeout(stopped, ms, { unref: true });
   }
 
   private flowControl(call: 'pause' | 'resume' | 'seek', tp: TopicPartition, action: (consumer: GroupConsumer) => void): void {
