@@ -1,14 +1,14 @@
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { ClientMismatchError, GroupInstanceConflictError, IllegalStateError, MemberFencedError } from '../errors.js';
-import { CappedBackoff } from '../failure/capped-backoff.js';
 import type { AssignmentEvent, RevocationEvent } from '../kafka/group-consumer.js';
 import { isRetriableKafkaError } from '../kafka/retriable-kafka-error.js';
 import { taskId } from '../record/task-id.js';
 import { consumedTopics } from '../topology/compiled-topology.js';
 import type { AssignedTasks } from './assigned-tasks.js';
 import { InstanceConflictGuard } from './instance-conflict-guard.js';
-import { rebalanceDeadlineMs, rebalanceStalled, RebalanceWatchdog } from './rebalance-watchdog.js';
+import { RebalanceWatchdog } from './rebalance-watchdog.js';
+import { ConsumerRestart } from './consumer-restart.js';
 import { memberIdentity, type MemberIdentity } from './member-identity.js';
 import type { MemberConsumer } from './member-consumer.js';
 import { WorkerHealth, type WorkerHealthSnapshot } from './worker-health.js';
@@ -51,14 +51,10 @@ export class Worker {
    * has shut down by then. Never settles otherwise.
    */
   readonly died: Promise<unknown>;
-  /** The consumer restart under way, if any. */
-  private restart: Promise<void> | undefined;
+  /** Replaces a crashed or fenced consumer. */
+  private readonly restart: ConsumerRestart;
   /** Settles when the shutdown's tasks have finished, flushed and committed. */
   private tasksClosed: Promise<void> | undefined;
-  /** A crash of the consumer that {@link restart} is starting (it starts another). */
-  private crashedWhileRestarting: unknown;
-  /** Ends the wait of a restart between two joins (a shutdown does). */
-  private endBackOff: (() => void) | undefined;
   /** Says what a slow shutdown waits for. */
   private readonly shutdownProgress: ShutdownProgress;
   /** Replaces a consumer that never rejoins after an eager rebalance began. */
@@ -95,6 +91,13 @@ export class Worker {
     this.conflictGuard =
       this.identity.groupInstanceId === undefined ? undefined : InstanceConflictGuard.forGroupTimings(Date.now(), options.config);
     this.watchdog = new RebalanceWatchdog(options.config.sessionTimeoutMs, (error) => this.onCrash(error));
+    this.restart = new ConsumerRestart({
+      tasks: () => this.tasks,
+      membership: () => this.membership,
+      sessionTimeoutMs: options.config.sessionTimeoutMs,
+      logger: this.logger,
+      shuttingDown: () => this.shuttingDown(),
+    });
   }
 
   /** Ends the hold of {@link WorkerOptions.holdTasks}: the tasks of the current and later assignments start. */
@@ -110,7 +113,7 @@ export class Worker {
   private healthSnapshot(): WorkerHealthSnapshot {
     return {
       state: this.state,
-      consumerRestarting: this.restart !== undefined,
+      consumerRestarting: this.restart.underway,
       groupId: this.options.topology.applicationId,
       memberId: this.memberId,
       generation: this.tasks?.generation ?? 0,
@@ -193,8 +196,8 @@ export class Worker {
     }
     // The consumer being started now gave up (kafkajs reports a failed join after its connect
     // as a crash): the restart under way starts another one.
-    if (this.restart !== undefined) {
-      this.crashedWhileRestarting = error ?? new Error('the consumer stopped while it was joining');
+    if (this.restart.underway) {
+      this.restart.startFailed(error);
       return;
     }
     if (error instanceof MemberFencedError && this.conflictGuard?.fenced(Date.now()) === 'conflict') {
@@ -212,52 +215,13 @@ export class Worker {
           ? "the member's transactional producer was fenced (zombie); closing tasks and rejoining the group"
           : 'kafka consumer stopped; closing tasks and rejoining the group',
     );
-    this.restart = this.restartConsumer().finally(() => {
-      this.restart = undefined;
-    });
-  }
-
-  private async restartConsumer(): Promise<void> {
     this.member = undefined;
-    await this.tasks?.closeAll('close');
-    // A kafkajs consumer stuck in its join disconnects only once the join ends: by the session
-    // timeout the coordinator has evicted it anyway.
-    await this.membership?.stopWithin(this.options.config.sessionTimeoutMs);
-    const backoff = new CappedBackoff(1_000, 10_000);
-    while (this.state !== 'stopping' && this.state !== 'stopped') {
-      this.crashedWhileRestarting = undefined;
-      try {
-        const { sessionTimeoutMs } = this.options.config;
-        const joined = (await this.membership?.startWithin(rebalanceDeadlineMs(sessionTimeoutMs))) ?? true;
-        // A shutdown came meanwhile: it stops the consumer.
-        if (this.shuttingDown()) return;
-        if (!joined) this.crashedWhileRestarting ??= rebalanceStalled(sessionTimeoutMs, 'the new consumer began joining');
-        if (this.crashedWhileRestarting === undefined) return;
-        this.logger.warn({ err: this.crashedWhileRestarting }, 'the new consumer stopped while joining; rejoining again');
-        await this.tasks?.closeAll('close');
-        await this.membership?.stopWithin(sessionTimeoutMs);
-        await this.backOff(backoff.next());
-      } catch (restartError) {
-        this.logger.error({ err: restartError, attempt: backoff.failures + 1 }, 'rejoining the group failed; retrying');
-        await this.backOff(backoff.next());
-      }
-    }
+    this.restart.begin();
   }
 
   /** Whether a shutdown began (a method, so a check after an await is not narrowed away). */
   private shuttingDown(): boolean {
     return this.state === 'stopping' || this.state === 'stopped';
-  }
-
-  /** Waits `ms` before a restart's next join, or until a shutdown ends the wait. */
-  private backOff(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.endBackOff = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 
   /**
@@ -279,9 +243,9 @@ export class Worker {
     try {
       // A restart closed the tasks when it began, and its consumer owns nothing until its slow
       // join (a JoinGroup held; kafkajs disconnects once answered): stop it without waiting.
-      const restarting = this.restart !== undefined;
+      const restarting = this.restart.underway;
       if (restarting) {
-        this.endBackOff?.();
+        this.restart.interrupt();
         void this.membership?.stop().catch(() => undefined);
       }
       progress.step(CLOSING_TASKS);
