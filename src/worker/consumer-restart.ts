@@ -32,8 +32,10 @@ const GLOBAL_TIMERS: WatchdogTimers = {
  * new consumer that crashes while it joins, or that has not joined within the rebalance
  * deadline (`rebalanceDeadlineMs`: the rebalance timeout plus the session timeout), is given
  * up and another started, after a capped backoff (1 s doubling to 10 s), until one joins or the
- * worker shuts down. (Kafka Streams' nearest is KIP-671's `REPLACE_THREAD`, which replaces a
- * whole stream thread after an uncaught exception, when the application asks for it.)
+ * worker shuts down. Kafka Streams' stream thread does the like for a `TaskMigratedException` (a
+ * fenced producer, a member out of its group): it closes its tasks dirty and rejoins; after other
+ * errors it can replace the whole thread, when the application's handler asks for KIP-671's
+ * `REPLACE_THREAD`.
  */
 export class ConsumerRestart {
   /** The restart under way, if any. */
@@ -45,7 +47,7 @@ export class ConsumerRestart {
 
   constructor(private readonly parts: ConsumerRestartParts) {}
 
-  /** Whether a restart is under way (from its first task closed until a new consumer joined). */
+  /** Whether a restart is under way: from {@link begin} until a new consumer joined, a shutdown ended it, or it failed. */
   get underway(): boolean {
     return this.running !== undefined;
   }
@@ -62,7 +64,10 @@ export class ConsumerRestart {
     this.crashedWhileStarting = error ?? new Error('the consumer stopped while it was joining');
   }
 
-  /** A shutdown began: the wait between two joins ends now, and no further consumer starts. */
+  /**
+   * A shutdown began: the wait between two joins ends now. (No further consumer starts because
+   * `shuttingDown` says so from then on.)
+   */
   interrupt(): void {
     this.endBackOff?.();
   }
