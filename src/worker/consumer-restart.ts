@@ -2,9 +2,7 @@ import type { Logger } from 'pino';
 import { CappedBackoff } from '../failure/capped-backoff.js';
 import type { AssignedTasks } from './assigned-tasks.js';
 import type { MemberConsumer } from './member-consumer.js';
-import type { Clock } from '../runtime/ports.js';
-import { runAfter } from '../runtime/run-after.js';
-import { rebalanceDeadlineMs, rebalanceStalled } from './rebalance-watchdog.js';
+import { rebalanceDeadlineMs, rebalanceStalled, type WatchdogTimers } from './rebalance-watchdog.js';
 
 /** What a {@link ConsumerRestart} works with: its worker's parts, read when it needs them. */
 export interface ConsumerRestartParts {
@@ -17,9 +15,14 @@ export interface ConsumerRestartParts {
   readonly logger: Logger;
   /** Whether the worker's shutdown began: the restart then starts no further consumer. */
   readonly shuttingDown: () => boolean;
-  /** Whose timer runs the backoff between two joins (tests pass a ManualClock); default the system timer. */
-  readonly clock?: Pick<Clock, 'after'>;
+  /** The timers of the backoff between two joins; default the global ones (tests pass manual ones). */
+  readonly timers?: WatchdogTimers;
 }
+
+const GLOBAL_TIMERS: WatchdogTimers = {
+  set: (fn, ms) => setTimeout(fn, ms),
+  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
 
 /**
  * Replaces a group member's consumer after it crashed, was fenced, or never came back from a
@@ -95,10 +98,11 @@ export class ConsumerRestart {
 
   /** Waits `ms` before the next join, or until {@link interrupt} ends the wait. */
   private backOff(ms: number): Promise<void> {
+    const timers = this.parts.timers ?? GLOBAL_TIMERS;
     return new Promise((resolve) => {
-      const cancel = runAfter(this.parts.clock, ms, resolve);
+      const timer = timers.set(resolve, ms);
       this.endBackOff = () => {
-        cancel();
+        timers.clear(timer);
         resolve();
       };
     });

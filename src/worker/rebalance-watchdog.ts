@@ -1,7 +1,16 @@
 import { RebalanceStalledError } from '../errors.js';
 import { rebalanceTimeoutMs } from '../kafka/group-consumer.js';
-import type { Clock } from '../runtime/ports.js';
-import { runAfter } from '../runtime/run-after.js';
+
+/** Timers of a {@link RebalanceWatchdog} (default: the global `setTimeout`/`clearTimeout`), injectable for tests. */
+export interface WatchdogTimers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+
+const GLOBAL_TIMERS: WatchdogTimers = {
+  set: (fn, ms) => setTimeout(fn, ms).unref(),
+  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
 
 /**
  * Longest a healthy eager rebalance keeps a member without an assignment, ms: the group
@@ -37,33 +46,30 @@ export function rebalanceStalled(sessionTimeoutMs: number, since: string): Rebal
  * `poll` rejoins or throws.
  */
 export class RebalanceWatchdog {
-  /** Cancels the armed deadline; undefined while none is armed. */
-  private cancel: (() => void) | undefined;
+  private timer: unknown;
+  private readonly timers: WatchdogTimers;
 
-  /** `clock`: whose timer runs the deadline (tests pass a ManualClock); default the system timer, unref'd. */
   constructor(
     private readonly sessionTimeoutMs: number,
     private readonly onStalled: (error: RebalanceStalledError) => void,
-    private readonly clock?: Pick<Clock, 'after'>,
-  ) {}
+    timers?: WatchdogTimers,
+  ) {
+    this.timers = timers ?? GLOBAL_TIMERS;
+  }
 
   /** The member suspended its tasks for a rebalance. Armed once: a repeated call keeps the first deadline. */
   began(): void {
-    if (this.cancel !== undefined) return;
-    this.cancel = runAfter(
-      this.clock,
-      rebalanceDeadlineMs(this.sessionTimeoutMs),
-      () => {
-        this.cancel = undefined;
-        this.onStalled(rebalanceStalled(this.sessionTimeoutMs, 'the group began rebalancing'));
-      },
-      { unref: true },
-    );
+    if (this.timer !== undefined) return;
+    this.timer = this.timers.set(() => {
+      this.timer = undefined;
+      this.onStalled(rebalanceStalled(this.sessionTimeoutMs, 'the group began rebalancing'));
+    }, rebalanceDeadlineMs(this.sessionTimeoutMs));
   }
 
   /** The rebalance is over: an assignment came, the consumer crashed, or the worker stops. */
   ended(): void {
-    this.cancel?.();
-    this.cancel = undefined;
+    if (this.timer === undefined) return;
+    this.timers.clear(this.timer);
+    this.timer = undefined;
   }
 }
