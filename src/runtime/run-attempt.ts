@@ -10,6 +10,7 @@ import type { PreparedRecord } from './prepared-record.js';
 import type { RecordOutcome } from './record-outcome.js';
 import { handOff } from './hand-off.js';
 import { routeOutputs } from './route-outputs.js';
+import { runAfter } from './run-after.js';
 import type { SubtopologyView } from './subtopology-view.js';
 
 /** What stays the same for every attempt of a task. Times are epoch ms. */
@@ -28,11 +29,6 @@ export interface AttemptResult {
   readonly outcome: RecordOutcome;
   readonly call: CallResult | 'none';
 }
-
-const systemAfter = (delayMs: number, fn: () => void): (() => void) => {
-  const timer = setTimeout(fn, delayMs);
-  return () => clearTimeout(timer);
-};
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
@@ -108,7 +104,7 @@ export function runAttempt(
       resolve(settle({ ok: false, error }));
     };
     const { clock } = setting;
-    const cancel = clock.after !== undefined ? clock.after(timeoutMs, onTimeout) : systemAfter(timeoutMs, onTimeout);
+    const cancel = runAfter(clock, timeoutMs, onTimeout);
     void settled.then((result) => {
       cancel();
       resolve(settle(result));

@@ -2,6 +2,7 @@ import { TransactionAbortedError } from '../errors.js';
 import type { TopicPartitionOffset } from '../record/record-types.js';
 import type { Clock, TransactionalProducer } from './ports.js';
 import { assertRoundTransition, isRoundOpen, type RoundState } from './shared-transaction-state.js';
+import { runAfter } from './run-after.js';
 
 /** One transaction of the shared producer, and the tasks in it. */
 interface Round {
@@ -33,11 +34,6 @@ export interface SharedTransactionOptions {
   /** The producer is fenced (a newer instance with its transactional id, or a stale group generation): the member must rejoin. */
   readonly onFenced?: (error: unknown) => void;
 }
-
-const systemAfter = (delayMs: number, fn: () => void): (() => void) => {
-  const timer = setTimeout(fn, delayMs);
-  return () => clearTimeout(timer);
-};
 
 /** A `ProducerFencedError` (matched by code, so copies of weir agree). */
 function isFenced(error: unknown): boolean {
@@ -208,7 +204,7 @@ export class SharedTransaction {
           if (round.state === 'open') this.transition(round, 'window-ended');
           this.maybeCommit(round);
         };
-        round.windowTimer = clock.after !== undefined ? clock.after(waitMs, recheck) : systemAfter(waitMs, recheck);
+        round.windowTimer = runAfter(clock, waitMs, recheck);
       }
       return;
     }

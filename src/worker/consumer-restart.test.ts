@@ -4,30 +4,15 @@ import { RebalanceStalledError } from '../errors.js';
 import type { AssignedTasks } from './assigned-tasks.js';
 import { ConsumerRestart } from './consumer-restart.js';
 import type { MemberConsumer } from './member-consumer.js';
-import { rebalanceDeadlineMs, type WatchdogTimers } from './rebalance-watchdog.js';
+import { ManualClock } from '../testing/manual-clock.js';
+import { rebalanceDeadlineMs } from './rebalance-watchdog.js';
 
 const SESSION_MS = 10_000;
 
-/** Backoff timers that fire only when the test says: `fire()` runs the pending one, `delays` lists what was asked. */
-function manualTimers() {
-  const pending = new Map<number, () => void>();
-  const delays: number[] = [];
-  let next = 0;
-  const timers: WatchdogTimers = {
-    set: (fn, ms) => {
-      delays.push(ms);
-      pending.set(++next, fn);
-      return next;
-    },
-    clear: (handle) => pending.delete(handle as number),
-  };
-  const fire = (): void => {
-    const [id, fn] = [...pending][0] ?? [];
-    if (id === undefined || fn === undefined) throw new Error('no backoff timer is pending');
-    pending.delete(id);
-    fn();
-  };
-  return { timers, delays, fire, pending: () => pending.size };
+/** The wait the pending backoff timer has left on `clock`, ms; undefined when none is pending. */
+function backoffLeft(clock: ManualClock): number | undefined {
+  const at = clock.nextTimerAt();
+  return at === undefined ? undefined : at - clock.now();
 }
 
 /** Lets every settled promise run its continuations. */
@@ -42,7 +27,7 @@ function restartOn(starts: Array<'joined' | 'late' | 'crashed'>) {
   const calls: string[] = [];
   const warnings: unknown[] = [];
   let stopping = false;
-  const { timers, delays, fire, pending } = manualTimers();
+  const clock = new ManualClock(0);
   const tasks = {
     closeAll: async (mode: string) => {
       calls.push(`closeAll ${mode}`);
@@ -66,34 +51,36 @@ function restartOn(starts: Array<'joined' | 'late' | 'crashed'>) {
     sessionTimeoutMs: SESSION_MS,
     logger,
     shuttingDown: () => stopping,
-    timers,
+    clock,
   });
-  return { restart, calls, warnings, delays, fire, pending, stop: () => (stopping = true) };
+  /** Runs the pending backoff timer. */
+  const fire = (): void => clock.set(clock.nextTimerAt() ?? Number.NaN);
+  return { restart, calls, warnings, clock, fire, stop: () => (stopping = true) };
 }
 
 describe('ConsumerRestart', () => {
   it('closes the tasks, gives the old consumer a session timeout to stop, and starts one that must join by the rebalance deadline', async () => {
-    const { restart, calls, pending } = restartOn(['joined']);
+    const { restart, calls, clock } = restartOn(['joined']);
     restart.begin();
     expect(restart.underway).toBe(true);
     await settle();
     expect(calls).toEqual(['closeAll close', `stopWithin ${SESSION_MS}`, `startWithin ${rebalanceDeadlineMs(SESSION_MS)}`]);
     expect(restart.underway).toBe(false);
-    expect(pending()).toBe(0);
+    expect(backoffLeft(clock)).toBeUndefined();
   });
 
   it('starts another consumer after a backoff when the new one crashes while joining, and another when one does not join in time', async () => {
-    const { restart, calls, warnings, delays, fire } = restartOn(['crashed', 'late', 'joined']);
+    const { restart, calls, warnings, clock, fire } = restartOn(['crashed', 'late', 'joined']);
     restart.begin();
     await settle();
     // The crashed one: its tasks (none started) close, it is stopped, and the restart waits 1 s.
     expect(calls.slice(3)).toEqual(['closeAll close', `stopWithin ${SESSION_MS}`]);
-    expect(delays).toEqual([1_000]);
+    expect(backoffLeft(clock)).toBe(1_000);
     expect(restart.underway).toBe(true);
     fire();
     await settle();
     // The late one is given up as stalled, and the backoff doubles.
-    expect(delays).toEqual([1_000, 2_000]);
+    expect(backoffLeft(clock)).toBe(2_000);
     const errors = warnings.map((w) => (w as { err?: { type?: string; message?: string } }).err);
     expect(errors[0]?.message).toContain('coordinator not available');
     expect(errors[1]?.type).toBe(RebalanceStalledError.name);
@@ -104,14 +91,14 @@ describe('ConsumerRestart', () => {
   });
 
   it('starts no further consumer once a shutdown began, and a shutdown ends the backoff at once', async () => {
-    const { restart, calls, pending, stop } = restartOn(['crashed', 'joined']);
+    const { restart, calls, clock, stop } = restartOn(['crashed', 'joined']);
     restart.begin();
     await settle();
-    expect(pending()).toBe(1);
+    expect(backoffLeft(clock)).toBe(1_000);
     stop();
     restart.interrupt();
     await settle();
-    expect(pending()).toBe(0);
+    expect(backoffLeft(clock)).toBeUndefined();
     expect(calls.filter((c) => c.startsWith('startWithin'))).toHaveLength(1);
     expect(restart.underway).toBe(false);
   });

@@ -2,7 +2,9 @@ import type { Logger } from 'pino';
 import { CappedBackoff } from '../failure/capped-backoff.js';
 import type { AssignedTasks } from './assigned-tasks.js';
 import type { MemberConsumer } from './member-consumer.js';
-import { rebalanceDeadlineMs, rebalanceStalled, type WatchdogTimers } from './rebalance-watchdog.js';
+import type { Clock } from '../runtime/ports.js';
+import { runAfter } from '../runtime/run-after.js';
+import { rebalanceDeadlineMs, rebalanceStalled } from './rebalance-watchdog.js';
 
 /** What a {@link ConsumerRestart} works with: its worker's parts, read when it needs them. */
 export interface ConsumerRestartParts {
@@ -15,14 +17,9 @@ export interface ConsumerRestartParts {
   readonly logger: Logger;
   /** Whether the worker's shutdown began: the restart then starts no further consumer. */
   readonly shuttingDown: () => boolean;
-  /** The timers of the backoff between two joins; default the global ones (tests pass manual ones). */
-  readonly timers?: WatchdogTimers;
+  /** Whose timer runs the backoff between two joins (tests pass a ManualClock); default the system timer. */
+  readonly clock?: Pick<Clock, 'after'>;
 }
-
-const GLOBAL_TIMERS: WatchdogTimers = {
-  set: (fn, ms) => setTimeout(fn, ms),
-  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 /**
  * Replaces a group member's consumer after it crashed, was fenced, or never came back from a
@@ -98,11 +95,10 @@ export class ConsumerRestart {
 
   /** Waits `ms` before the next join, or until {@link interrupt} ends the wait. */
   private backOff(ms: number): Promise<void> {
-    const timers = this.parts.timers ?? GLOBAL_TIMERS;
     return new Promise((resolve) => {
-      const timer = timers.set(resolve, ms);
+      const cancel = runAfter(this.parts.clock, ms, resolve);
       this.endBackOff = () => {
-        timers.clear(timer);
+        cancel();
         resolve();
       };
     });

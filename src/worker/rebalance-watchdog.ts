@@ -1,16 +1,7 @@
 import { RebalanceStalledError } from '../errors.js';
 import { rebalanceTimeoutMs } from '../kafka/group-consumer.js';
-
-/** Timers of a {@link RebalanceWatchdog} (default: the global `setTimeout`/`clearTimeout`), injectable for tests. */
-export interface WatchdogTimers {
-  set(fn: () => void, ms: number): unknown;
-  clear(handle: unknown): void;
-}
-
-const GLOBAL_TIMERS: WatchdogTimers = {
-  set: (fn, ms) => setTimeout(fn, ms).unref(),
-  clear: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
+import type { Clock } from '../runtime/ports.js';
+import { runAfter } from '../runtime/run-after.js';
 
 /**
  * Longest a healthy eager rebalance keeps a member without an assignment, ms: the group
@@ -46,30 +37,33 @@ export function rebalanceStalled(sessionTimeoutMs: number, since: string): Rebal
  * `poll` rejoins or throws.
  */
 export class RebalanceWatchdog {
-  private timer: unknown;
-  private readonly timers: WatchdogTimers;
+  /** Cancels the armed deadline; undefined while none is armed. */
+  private cancel: (() => void) | undefined;
 
+  /** `clock`: whose timer runs the deadline (tests pass a ManualClock); default the system timer, unref'd. */
   constructor(
     private readonly sessionTimeoutMs: number,
     private readonly onStalled: (error: RebalanceStalledError) => void,
-    timers?: WatchdogTimers,
-  ) {
-    this.timers = timers ?? GLOBAL_TIMERS;
-  }
+    private readonly clock?: Pick<Clock, 'after'>,
+  ) {}
 
   /** The member suspended its tasks for a rebalance. Armed once: a repeated call keeps the first deadline. */
   began(): void {
-    if (this.timer !== undefined) return;
-    this.timer = this.timers.set(() => {
-      this.timer = undefined;
-      this.onStalled(rebalanceStalled(this.sessionTimeoutMs, 'the group began rebalancing'));
-    }, rebalanceDeadlineMs(this.sessionTimeoutMs));
+    if (this.cancel !== undefined) return;
+    this.cancel = runAfter(
+      this.clock,
+      rebalanceDeadlineMs(this.sessionTimeoutMs),
+      () => {
+        this.cancel = undefined;
+        this.onStalled(rebalanceStalled(this.sessionTimeoutMs, 'the group began rebalancing'));
+      },
+      { unref: true },
+    );
   }
 
   /** The rebalance is over: an assignment came, the consumer crashed, or the worker stops. */
   ended(): void {
-    if (this.timer === undefined) return;
-    this.timers.clear(this.timer);
-    this.timer = undefined;
+    this.cancel?.();
+    this.cancel = undefined;
   }
 }
