@@ -2,7 +2,7 @@
  * The workers of one run of the fault campaign, by name: started with the run's options, restarted
  * as a supervisor would when one exits on its own (a violation, unless it failed to reach the
  * broker at its start: the run's timeline says so), and stopped with their exit
- * checked (a SIGTERM that does not end in exit 0 is a violation).
+ * checked (a SIGTERM that does not end in exit 0, or not within its shutdown bound, is a violation).
  */
 import { waitFor } from '../../scripts/lib/wait-for.js';
 import type { StartWorkerOptions, WorkerProcess } from '../../scripts/lib/worker-process.js';
@@ -19,6 +19,12 @@ const CLAIM_TTL_MS = 120_000;
 
 /** How long a worker may take to start its first task, ms: on a loaded 2-core machine eight runs' workers may take minutes to join. */
 const TASK_STARTED_TIMEOUT_MS = 300_000;
+
+/**
+ * How long a SIGTERMed worker may take to exit, ms: its `--shutdown-timeout-ms`, which bounds its
+ * graceful shutdown, and 30 s for a process that waits for a core on a loaded machine.
+ */
+const SIGTERM_EXIT_BOUND_MS = SHUTDOWN_TIMEOUT_MS + 30_000;
 
 /** What {@link RunWorkers} needs of its run. */
 export interface RunWorkersOptions {
@@ -195,11 +201,28 @@ export class RunWorkers {
     const alive = worker.child.exitCode === null && worker.child.signalCode === null;
     this.stopping.add(worker);
     this.byName.delete(name);
-    const code = await worker.stop(signal);
-    // One that exited on its own before is a violation already (and is being restarted).
-    if (alive && signal === 'SIGTERM' && code !== 0)
+    if (!alive || signal === 'SIGKILL') {
+      await worker.stop(signal);
+      return;
+    }
+    const at = this.options.since();
+    worker.child.kill('SIGTERM');
+    let code: number | string;
+    try {
+      code = await worker.exitWithin(SIGTERM_EXIT_BOUND_MS);
+    } catch {
+      // A worker that outlives its own shutdown bound would hold the run (and the campaign) up to
+      // the round's timeout: it is a violation of its own, and it is SIGKILLed.
       this.options.violations.push(
-        `SIGTERM of worker ${name} (pid ${worker.child.pid}) at ${this.options.since()} ended in ${code}, not 0; ${lastWords(worker)}`,
+        `SIGTERM of worker ${name} (pid ${worker.child.pid}) at ${at} did not end it within ${SIGTERM_EXIT_BOUND_MS / 1000} s ` +
+          `(--shutdown-timeout-ms ${SHUTDOWN_TIMEOUT_MS}); SIGKILLed; ${lastWords(worker)}`,
+      );
+      await worker.stop('SIGKILL');
+      return;
+    }
+    if (code !== 0)
+      this.options.violations.push(
+        `SIGTERM of worker ${name} (pid ${worker.child.pid}) at ${at} ended in ${code}, not 0; ${lastWords(worker)}`,
       );
   }
 }
