@@ -8,32 +8,35 @@ import { CLIENT_FEATURES, whyLacks, type KafkaClientName } from '../kafka/kafka-
  * The most input partitions (source and retry-tier partitions, as the `--threads` cap counts
  * them) a worker runs exactly_once on a client without KIP-447 (kafkajs) before it warns and
  * names `--client librdkafka`. Without KIP-447 every task has its own transactional producer and
- * its own transaction per commit interval, and throughput falls with partitions
- * ({@link PER_TASK_EXACTLY_ONCE_MEASURED}): 0.88× of the 6-partition figure at 24 partitions,
- * 0.16× at 96. 24 is the largest measured count that keeps 0.8× (issue 22's bar), so the warning
- * starts above it; it is the edge, not safely inside (an earlier run measured 0.73× at 24). See
- * docs/guarantees.md, "exactly_once on kafkajs at many partitions".
+ * its own transaction per commit interval, so the transactions grow with the partitions
+ * ({@link PER_TASK_EXACTLY_ONCE_MEASURED}): kafkajs held its 6-partition figure at 24 partitions
+ * and fell to 0.80× of it at 96, where librdkafka (one transaction per worker) did 1.98× kafkajs.
+ * (Issue 22's run of 2026-12-02 measured a steeper fall, 0.16× at 96, not seen again.) 24 is the
+ * largest measured count without a fall, so the warning starts above it. See docs/guarantees.md,
+ * "exactly_once on kafkajs at many partitions".
  */
 export const EXACTLY_ONCE_PARTITION_WARNING_THRESHOLD = 24;
 
 /** One measurement of {@link PER_TASK_EXACTLY_ONCE_MEASURED}. */
 export interface PerTaskExactlyOnceRun {
-  /** Input partitions of the run, each a task with its own transactional producer. */
+  /** Input partitions of the run, each a task with its own transactional producer on kafkajs. */
   readonly partitions: number;
-  /** Median throughput, records/s (100 B records). */
+  /** weir on kafkajs, median throughput, records/s (100 B records). */
   readonly recordsPerSecond: number;
+  /** weir on librdkafka (KIP-447) in the same run, median throughput, records/s. */
+  readonly librdkafkaRecordsPerSecond: number;
 }
 
 /**
- * weir exactly_once on kafkajs by input partitions: `npm run bench`'s pass-through, 200 000
- * records of 100 B, one worker, commit interval 100 ms, medians of 3 interleaved repetitions
- * on 2 cores (issue 22's run, recorded in bench/README.md, "exactly_once on kafkajs by input
- * partitions"). The warning quotes them.
+ * weir exactly_once by input partitions, on kafkajs and on librdkafka: `bench/run.ts`'s
+ * pass-through of 2026-12-06, 200 000 records of 100 B, one worker, commit interval 100 ms,
+ * medians of 3 interleaved repetitions on 2 cores (the tables at the top of bench/README.md).
+ * The warning quotes them.
  */
 export const PER_TASK_EXACTLY_ONCE_MEASURED: readonly PerTaskExactlyOnceRun[] = Object.freeze([
-  Object.freeze({ partitions: 6, recordsPerSecond: 41_500 }),
-  Object.freeze({ partitions: 24, recordsPerSecond: 36_382 }),
-  Object.freeze({ partitions: 96, recordsPerSecond: 6_510 }),
+  Object.freeze({ partitions: 6, recordsPerSecond: 34_796, librdkafkaRecordsPerSecond: 54_765 }),
+  Object.freeze({ partitions: 24, recordsPerSecond: 36_220, librdkafkaRecordsPerSecond: 57_850 }),
+  Object.freeze({ partitions: 96, recordsPerSecond: 27_874, librdkafkaRecordsPerSecond: 55_078 }),
 ]);
 
 /** What {@link exactlyOncePartitionWarning} decides on. */
@@ -72,9 +75,11 @@ export function outgrowsPerTaskTransactions(facts: ExactlyOncePartitionFacts): b
  */
 export function exactlyOncePartitionWarning(facts: ExactlyOncePartitionFacts, librdkafka: string | undefined): string | undefined {
   if (!outgrowsPerTaskTransactions(facts)) return undefined;
-  const measured = PER_TASK_EXACTLY_ONCE_MEASURED.map(
-    (run, i) => `${run.recordsPerSecond} ${i === 0 ? 'records/s ' : ''}at ${run.partitions}${i === 0 ? ' partitions' : ''}`,
-  ).join(', ');
+  const runs = PER_TASK_EXACTLY_ONCE_MEASURED;
+  const partitions = `${runs
+    .slice(0, -1)
+    .map((run) => run.partitions)
+    .join(', ')} and ${runs.at(-1)!.partitions}`;
   const remedy =
     librdkafka === undefined
       ? 'which loads here'
@@ -82,8 +87,10 @@ export function exactlyOncePartitionWarning(facts: ExactlyOncePartitionFacts, li
   return (
     `exactly_once on ${facts.client} with ${facts.partitions} input partitions (sources and retry tiers), more than ` +
     `${EXACTLY_ONCE_PARTITION_WARNING_THRESHOLD}: ${whyLacks(facts.client, 'groupMetadataInTransactions')} (no KIP-447), ` +
-    `each with its own transaction per commit interval, so throughput falls with partitions (measured, 100 B records: ` +
-    `${measured}; bench/README.md). Use --client librdkafka (KIP-447: one transactional producer per worker), ${remedy}`
+    `each with its own transaction per commit interval, so its transactions grow with the partitions (measured, 100 B records, ` +
+    `records/s at ${partitions} partitions: ${facts.client} ${runs.map((run) => run.recordsPerSecond).join(', ')}; ` +
+    `librdkafka ${runs.map((run) => run.librdkafkaRecordsPerSecond).join(', ')}; bench/README.md). ` +
+    `Use --client librdkafka (KIP-447: one transactional producer per worker), ${remedy}`
   );
 }
 
