@@ -24,6 +24,20 @@ describe('RebalanceWatchdog', () => {
     expect(stalled[0]!.message).toContain('rebalance timeout 60000 ms + session timeout 10000 ms');
   });
 
+  it('names what began the wait: a rebalance by default, or the member losing its partitions', () => {
+    const clock = new ManualClock(0);
+    const stalled: RebalanceStalledError[] = [];
+    const watchdog = new RebalanceWatchdog(6_000, (e) => stalled.push(e), clock);
+    watchdog.began('the member lost its partitions');
+    clock.advance(66_000);
+    expect(stalled.map((e) => e.message)).toEqual([
+      'no partitions assigned within 66000 ms after the member lost its partitions (rebalance timeout 60000 ms + session timeout 6000 ms): the consumer is stuck in its join',
+    ]);
+    watchdog.began();
+    clock.advance(66_000);
+    expect(stalled[1]!.message).toContain('after the group began rebalancing');
+  });
+
   it('an assignment in time disarms it; the next rebalance gets a deadline of its own', () => {
     const clock = new ManualClock(0);
     const stalled: unknown[] = [];

@@ -26,15 +26,18 @@ export function rebalanceStalled(sessionTimeoutMs: number, since: string): Rebal
 
 /**
  * Turns a consumer that never rejoins its group into a crash the worker recovers from. Armed
- * when the worker suspends its tasks for an eager rebalance (`began`), disarmed by the new
- * assignment or any other way out of the rebalance (`ended`); when
+ * when the worker suspends its tasks for an eager rebalance, or when its member lost its
+ * partitions (cooperative: its session timed out, or it was fenced) (`began`), disarmed by the
+ * next assignment, even an empty one, or any other way out of the wait (`ended`); when
  * {@link rebalanceDeadlineMs} passes in between, `onStalled` gets a {@link RebalanceStalledError}
  * and the worker replaces its consumer, as after a crash.
  *
  * Why: kafkajs 2.2 can stay in its join for good after a broker restart ("Failed to find group
  * coordinator" retried inside nested retries, kafkajs issue #1630), emitting neither a join nor
- * a crash, while the member's partitions sit idle. The Java consumer has no such state: its
- * `poll` rejoins or throws.
+ * a crash, while the member's partitions sit idle. librdkafka 2.15 was seen doing the same after
+ * a broker restart on a loaded machine: a member that lost its partitions kept failing its
+ * commits with "Waiting for coordinator" and was out of the group for ten minutes (fault
+ * campaign seed 640928). The Java consumer has no such state: its `poll` rejoins or throws.
  */
 export class RebalanceWatchdog {
   /** Cancels the armed deadline; undefined while none is armed. */
@@ -47,21 +50,25 @@ export class RebalanceWatchdog {
     private readonly clock?: Pick<Clock, 'after'>,
   ) {}
 
-  /** The member suspended its tasks for a rebalance. Armed once: a repeated call keeps the first deadline. */
-  began(): void {
+  /**
+   * The member waits for an assignment: it suspended its tasks for a rebalance, or (`since`
+   * `'the member lost its partitions'`) lost them. Armed once: a repeated call keeps the first
+   * deadline.
+   */
+  began(since = 'the group began rebalancing'): void {
     if (this.cancel !== undefined) return;
     this.cancel = runAfter(
       this.clock,
       rebalanceDeadlineMs(this.sessionTimeoutMs),
       () => {
         this.cancel = undefined;
-        this.onStalled(rebalanceStalled(this.sessionTimeoutMs, 'the group began rebalancing'));
+        this.onStalled(rebalanceStalled(this.sessionTimeoutMs, since));
       },
       { unref: true },
     );
   }
 
-  /** The rebalance is over: an assignment came, the consumer crashed, or the worker stops. */
+  /** The wait is over: an assignment came, the consumer crashed, or the worker stops. */
   ended(): void {
     this.cancel?.();
     this.cancel = undefined;

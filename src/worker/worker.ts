@@ -169,6 +169,9 @@ export class Worker {
       );
     }
     await this.tasks?.revoke(event);
+    // librdkafka rejoins a member that lost its partitions by itself; one that never does is
+    // replaced like a stalled rebalance (RebalanceWatchdog).
+    if (event.lost && !this.shuttingDown()) this.watchdog.began('the member lost its partitions');
   }
 
   private onAssigned(event: AssignmentEvent): void {
@@ -176,6 +179,7 @@ export class Worker {
     this.options.logContext?.joined(event.memberId);
     this.conflictGuard?.joined(Date.now());
     this.member = event.memberId;
+    this.watchdog.ended();
     this.transition('running');
     this.tasks?.assign(event);
     this.metrics.setTasks(event.assignment.length);

@@ -12,16 +12,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sink, topology } from 'weir';
 import { produce, readTopics } from '../../scripts/lib/topic-io.js';
 import { waitFor } from '../../scripts/lib/wait-for.js';
-import { loadWorkerConfig } from '../../src/config/worker-config.js';
-import { compile } from '../../src/topology/compile.js';
 import { rebalanceDeadlineMs } from '../../src/worker/rebalance-watchdog.js';
-import { Worker } from '../../src/worker/worker.js';
 import { onClient } from './support/client-under-test.js';
+import { copyWorker, type CopyWorkerLogLine } from './support/copy-worker.js';
 import { useIntegrationFixture } from './support/integration-fixture.js';
 
 const fx = useIntegrationFixture('weir-it-watchdog');
@@ -78,8 +74,6 @@ function holdJoins(groupId: string, holds: ReadonlyArray<readonly [consumer: num
   return { held: () => held, release };
 }
 
-type LogLine = { msg: string; time: number; err?: { type?: string; message?: string } };
-
 /**
  * A worker of a new application on a 2-partition topic, with `holds` (see {@link holdJoins});
  * it processes 10 records, then a second member joins the group (holding no partitions for
@@ -93,19 +87,15 @@ async function scenario(holds: ReadonlyArray<readonly [number, number]>) {
     { topic: out, partitions: 2 },
   ]);
   const joins = holdJoins(id, holds);
-  const logs: LogLine[] = [];
-  const worker = new Worker({
-    topology: compile(
-      topology({ applicationId: id })
-        .source(source, { key: 'string', value: 'string' })
-        .process('copy', (r) => r.value)
-        .branch({ success: sink(out) }),
-    ),
-    config: loadWorkerConfig(
-      { brokers: fx.brokers, sessionTimeoutMs: String(SESSION_TIMEOUT_MS), commitIntervalMs: '100', client: 'kafkajs' },
-      {},
-    ),
-    logger: pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) }),
+  const logs: CopyWorkerLogLine[] = [];
+  const worker = copyWorker({
+    applicationId: id,
+    source,
+    sink: out,
+    brokers: fx.brokers,
+    client: 'kafkajs',
+    sessionTimeoutMs: SESSION_TIMEOUT_MS,
+    logs,
   });
   fx.onTeardown(() => worker.stop());
   await worker.start();
@@ -124,7 +114,7 @@ async function scenario(holds: ReadonlyArray<readonly [number, number]>) {
   await other.subscribe({ topics: [source], fromBeginning: true });
   await other.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch: async () => undefined });
 
-  const line = (what: string, match: (l: LogLine) => boolean) =>
+  const line = (what: string, match: (l: CopyWorkerLogLine) => boolean) =>
     waitFor(
       () => logs.find(match),
       200_000,
