@@ -40,9 +40,9 @@ function retires(error: unknown): boolean {
  * A send whose records were not delivered within `message.timeout.ms` (`ERR__MSG_TIMED_OUT`)
  * replaces the instance the same way. librdkafka normally recovers from a broker outage by
  * itself, and a new instance then costs a producer id; but one instance was seen to deliver
- * nothing for two message timeouts in a row after a broker restart on a loaded machine, while
- * the worker's consumer, another instance in the same process, was back at work (fault campaign
- * seed 640928). Kafka Streams gets the same effect from `task.timeout.ms`: the stream thread
+ * nothing for two message timeouts in a row after a broker restart, on a machine so loaded that
+ * the KRaft controller fenced and unfenced the broker again and again, while the worker's
+ * consumer, another instance in the same process, was back at work (fault campaign seed 640928). Kafka Streams gets the same effect from `task.timeout.ms`: the stream thread
  * dies and its replacement (KIP-663) has a new producer. The old instance's disconnect is
  * bounded ({@link RETIRE_TIMEOUT_MS}): a stuck instance must not hold up its replacement.
  */

@@ -35,7 +35,8 @@ export function rebalanceStalled(sessionTimeoutMs: number, since: string): Rebal
  * Why: kafkajs 2.2 can stay in its join for good after a broker restart ("Failed to find group
  * coordinator" retried inside nested retries, kafkajs issue #1630), emitting neither a join nor
  * a crash, while the member's partitions sit idle. librdkafka 2.15 was seen doing the same after
- * a broker restart on a loaded machine: a member that lost its partitions kept failing its
+ * a broker restart, on a machine so loaded that the KRaft controller fenced the broker again and
+ * again: a member that lost its partitions kept failing its
  * commits with "Waiting for coordinator" and was out of the group for ten minutes (fault
  * campaign seed 640928). The Java consumer has no such state: its `poll` rejoins or throws.
  */

@@ -201,6 +201,7 @@ export class RunWorkers {
     const alive = worker.child.exitCode === null && worker.child.signalCode === null;
     this.stopping.add(worker);
     this.byName.delete(name);
+    // One that exited on its own before is a violation already (and is being restarted).
     if (!alive || signal === 'SIGKILL') {
       await worker.stop(signal);
       return;
