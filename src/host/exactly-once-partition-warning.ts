@@ -88,7 +88,7 @@ export function exactlyOncePartitionWarning(facts: ExactlyOncePartitionFacts, li
     `exactly_once on ${facts.client} with ${facts.partitions} input partitions (sources and retry tiers), more than ` +
     `${EXACTLY_ONCE_PARTITION_WARNING_THRESHOLD}: ${whyLacks(facts.client, 'groupMetadataInTransactions')} (no KIP-447), ` +
     `each with its own transaction per commit interval, so its transactions grow with the partitions (measured, 100 B records, ` +
-    `records/s at ${partitions} partitions: ${facts.client} ${runs.map((run) => run.recordsPerSecond).join(', ')}; ` +
+    `records/s at ${partitions} partitions: kafkajs ${runs.map((run) => run.recordsPerSecond).join(', ')}; ` +
     `librdkafka ${runs.map((run) => run.librdkafkaRecordsPerSecond).join(', ')}; bench/README.md). ` +
     `Use --client librdkafka (KIP-447: one transactional producer per worker), ${remedy}`
   );

@@ -6,7 +6,6 @@ import type { NativeClients } from './librdkafka-native-clients.js';
 import { LibrdkafkaRecordProducer } from './librdkafka-record-producer.js';
 
 const fatal = Object.assign(new Error('Local: Fatal error'), { code: ERR.FATAL });
-const timedOut = Object.assign(new Error('Local: Message timed out'), { code: ERR.MSG_TIMED_OUT });
 
 /**
  * Stand-ins for the binding's producers of a {@link NativeClients}: each instance acknowledges
@@ -14,16 +13,14 @@ const timedOut = Object.assign(new Error('Local: Message timed out'), { code: ER
  * their first produce on, as librdkafka's are after a fatal error; the others throw
  * `produceError` if given). Connecting fails while `brokerDown` is set.
  */
-function nativeClients(options: { fatalInstances: number; produceError?: Error; timingOutInstances?: number }) {
+function nativeClients(options: { fatalInstances: number; produceError?: Error }) {
   const instances: Array<{ produced: number; disconnected: boolean }> = [];
   const warnings: string[] = [];
   const state = { brokerDown: false };
   const clients = {
     producer: () => {
       const instance = { produced: 0, disconnected: false };
-      const index = instances.push(instance);
-      const failed = index <= options.fatalInstances;
-      const timingOut = index <= (options.timingOutInstances ?? 0);
+      const failed = instances.push(instance) <= options.fatalInstances;
       let onReport: (err: unknown, report: NativeDeliveryReport) => void = () => undefined;
       const native = {
         on: (event: string, listener: typeof onReport) => {
@@ -35,8 +32,7 @@ function nativeClients(options: { fatalInstances: number; produceError?: Error; 
           if (failed) throw fatal;
           if (options.produceError !== undefined) throw options.produceError;
           instance.produced++;
-          const err = timingOut ? timedOut : null;
-          queueMicrotask(() => onReport(err, { topic, partition: partition ?? 0, offset: 0, opaque } as NativeDeliveryReport));
+          queueMicrotask(() => onReport(null, { topic, partition: partition ?? 0, offset: 0, opaque } as NativeDeliveryReport));
         },
         flush: (_ms: number, cb: (err: null) => void) => cb(null),
         disconnect: (cb: (err: null) => void) => {
@@ -67,21 +63,6 @@ describe('LibrdkafkaRecordProducer', () => {
     expect(instances[1]!.produced).toBe(2);
     await producer.disconnect();
     expect(instances[1]!.disconnected).toBe(true);
-  });
-
-  it('replaces an instance that did not deliver a send within message.timeout.ms, as a fatal one', async () => {
-    const { clients, instances, warnings } = nativeClients({ fatalInstances: 0, timingOutInstances: 1 });
-    const producer = new LibrdkafkaRecordProducer(clients);
-    await producer.connect();
-    await expect(producer.send([record])).rejects.toBe(timedOut);
-    expect(warnings).toEqual([
-      'the librdkafka producer did not deliver a send within message.timeout.ms; replacing it with a new instance (the tasks retry their sends)',
-    ]);
-    await expect.poll(() => instances.length, { timeout: 5_000 }).toBe(2);
-    expect(instances[0]!.disconnected).toBe(true);
-    await producer.send([record]);
-    expect(instances[1]!.produced).toBe(1);
-    await producer.disconnect();
   });
 
   it('keeps trying to connect the new instance while the broker is down; sends meanwhile fail as not connected', async () => {

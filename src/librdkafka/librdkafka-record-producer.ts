@@ -5,20 +5,12 @@ import type { RecordProducerClient } from '../kafka/kafka-client.js';
 import type { OutputRecord } from '../record/record-types.js';
 import { producerConfig } from './librdkafka-config.js';
 import { DeliveryTracker } from './librdkafka-delivery.js';
-import { ERR, codeOf, isFatalError } from './librdkafka-errors.js';
+import { isFatalError } from './librdkafka-errors.js';
 import { call, type NativeProducer } from './librdkafka-native.js';
 import type { NativeClients } from './librdkafka-native-clients.js';
 
 /** How long `disconnect()` lets librdkafka deliver what is queued, ms. */
 const FLUSH_TIMEOUT_MS = 10_000;
-
-/** How long a replacement waits for the replaced instance's disconnect before it connects the new one, ms. */
-const RETIRE_TIMEOUT_MS = 10_000;
-
-/** Whether a send's failure retires its producer instance: a fatal error, or records not delivered within `message.timeout.ms`. */
-function retires(error: unknown): boolean {
-  return isFatalError(error) || codeOf(error) === ERR.MSG_TIMED_OUT;
-}
 
 /**
  * The at_least_once {@link RecordProducerClient} on librdkafka's producer (the binding's
@@ -36,15 +28,6 @@ function retires(error: unknown): boolean {
  * background, as librdkafka's documentation asks, retried until it connects; sends meanwhile
  * fail with an IllegalStateError. Tasks retry their sends, so nothing is lost: at_least_once
  * allows the duplicates of records the old instance had delivered unacknowledged.
- *
- * A send whose records were not delivered within `message.timeout.ms` (`ERR__MSG_TIMED_OUT`)
- * replaces the instance the same way. librdkafka normally recovers from a broker outage by
- * itself, and a new instance then costs a producer id; but one instance was seen to deliver
- * nothing for two message timeouts in a row after a broker restart, on a machine so loaded that
- * the KRaft controller fenced and unfenced the broker again and again, while the worker's
- * consumer, another instance in the same process, was back at work (fault campaign seed 640928). Kafka Streams gets the same effect from `task.timeout.ms`: the stream thread
- * dies and its replacement (KIP-663) has a new producer. The old instance's disconnect is
- * bounded ({@link RETIRE_TIMEOUT_MS}): a stuck instance must not hold up its replacement.
  */
 export class LibrdkafkaRecordProducer implements RecordProducerClient {
   private producer: NativeProducer | undefined;
@@ -77,7 +60,7 @@ export class LibrdkafkaRecordProducer implements RecordProducerClient {
     try {
       await this.deliveries.send(records);
     } catch (error) {
-      if (retires(error)) this.replacing ??= this.replace(error).finally(() => (this.replacing = undefined));
+      if (isFatalError(error)) this.replacing ??= this.replace(error).finally(() => (this.replacing = undefined));
       throw error;
     }
   }
@@ -93,10 +76,7 @@ export class LibrdkafkaRecordProducer implements RecordProducerClient {
     await call((cb) => producer.disconnect(cb));
   }
 
-  /**
-   * Destroys the instance whose send failed with `error` (see {@link retires}), and connects a
-   * new one (backing off 1–10 s while that fails).
-   */
+  /** Destroys the instance that failed fatally with `error`, and connects a new one (backing off 1–10 s while that fails). */
   private async replace(error: unknown): Promise<void> {
     const failed = this.producer;
     this.producer = undefined;
@@ -104,18 +84,10 @@ export class LibrdkafkaRecordProducer implements RecordProducerClient {
     this.removeProbe = undefined;
     this.clients.router.warn(
       { err: error },
-      isFatalError(error)
-        ? 'the librdkafka producer failed fatally; replacing it with a new instance (the tasks retry their sends)'
-        : 'the librdkafka producer did not deliver a send within message.timeout.ms; replacing it with a new instance (the tasks retry their sends)',
+      'the librdkafka producer failed fatally; replacing it with a new instance (the tasks retry their sends)',
     );
     // The binding flushes first (up to 5 s): librdkafka fails what the instance still holds.
-    if (failed !== undefined) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        call((cb) => failed.disconnect(cb)).catch(() => undefined),
-        new Promise((resolve) => (timer = setTimeout(resolve, RETIRE_TIMEOUT_MS))),
-      ]).finally(() => clearTimeout(timer));
-    }
+    if (failed !== undefined) await call((cb) => failed.disconnect(cb)).catch(() => undefined);
     const backoff = new CappedBackoff(1_000, 10_000);
     while (!this.disconnected) {
       try {

@@ -57,7 +57,7 @@ export class Worker {
   private tasksClosed: Promise<void> | undefined;
   /** Says what a slow shutdown waits for. */
   private readonly shutdownProgress: ShutdownProgress;
-  /** Replaces a consumer that never rejoins after an eager rebalance began. */
+  /** Replaces a consumer that never rejoins after an eager rebalance began, or after it lost its partitions (librdkafka). */
   private readonly watchdog: RebalanceWatchdog;
 
   constructor(private readonly options: WorkerOptions) {
@@ -170,8 +170,9 @@ export class Worker {
     }
     await this.tasks?.revoke(event);
     // librdkafka rejoins a member that lost its partitions by itself; one that never does is
-    // replaced like a stalled rebalance (RebalanceWatchdog).
-    if (event.lost && !this.shuttingDown()) this.watchdog.began('the member lost its partitions');
+    // replaced like a stalled rebalance (RebalanceWatchdog). Only while running: a crash during
+    // the revoke began a consumer restart, which must not be cut short by this deadline.
+    if (event.lost && this.state === 'running') this.watchdog.began('the member lost its partitions');
   }
 
   private onAssigned(event: AssignmentEvent): void {

@@ -97,8 +97,8 @@ export const COMMIT_INTERVAL_MS = { exactly_once: 100, at_least_once: 200 } as c
 /** The session timeout of every worker, ms (the broker's minimum): a zombie is stopped longer. */
 export const SESSION_TIMEOUT_MS = 6_000;
 /**
- * `--shutdown-timeout-ms` of every worker: a SIGTERM that does not end in exit 0 within it is a
- * violation. Two kafkajs request timeouts (30 s each): with 16 workers and the broker on 2
+ * `--shutdown-timeout-ms` of every worker: a SIGTERM that does not end in exit 0 within it (and 30 s
+ * for a loaded machine, run-workers.ts) is a violation. Two kafkajs request timeouts (30 s each): with 16 workers and the broker on 2
  * cores, a commit or a group leave of a graceful shutdown can wait on one request that times out
  * (seen: seed 415870 at 20 s).
  */

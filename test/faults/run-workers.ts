@@ -195,7 +195,7 @@ export class RunWorkers {
     }
   }
 
-  /** Stops a worker the campaign means to stop; a SIGTERM that does not end in exit 0 is a violation. */
+  /** Stops a worker the campaign means to stop; a SIGTERM that does not end in exit 0 within {@link SIGTERM_EXIT_BOUND_MS} is a violation. */
   async stop(name: WorkerName, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
     const worker = this.get(name);
     const alive = worker.child.exitCode === null && worker.child.signalCode === null;
