@@ -29,6 +29,8 @@ export interface RedisDedupStoreOptions {
   readonly buckets?: number;
   /** Command timeout, ms; default 2 000. A call that takes longer rejects with `DedupStoreError`. */
   readonly commandTimeoutMs?: number;
+  /** Where the address was set, for the error when Redis cannot be reached (e.g. `set --redis-url or REDIS_URL`). */
+  readonly setting?: string;
 }
 
 /** Keys of one call: the owner's index keys first, then the entries with the index each belongs to. */
@@ -55,7 +57,9 @@ interface CallKeys {
  * round trip per node, the nodes in parallel).
  *
  * Errors: every method rejects with `DedupStoreError` when Redis cannot be reached or a
- * command times out (`commandTimeoutMs`).
+ * command times out (`commandTimeoutMs`). The message names the store's address (a URL without
+ * its password, or the cluster's startup nodes), and says `cannot reach Redis at …` while the
+ * client has no connection.
  *
  * @example
  * const store = new RedisDedupStore({ applicationId: 'orders-enricher', redis: 'redis://127.0.0.1:6379' });
@@ -66,6 +70,8 @@ export class RedisDedupStore implements DedupStore {
   private readonly buckets: number;
   private readonly cluster: boolean;
   private readonly layout: ReturnType<typeof dedupKeyLayout>;
+  /** The address its errors name, with where it was set. */
+  private readonly target: string;
 
   constructor(options: RedisDedupStoreOptions) {
     const commandTimeout = options.commandTimeoutMs ?? 2_000;
@@ -83,6 +89,7 @@ export class RedisDedupStore implements DedupStore {
     this.buckets = options.buckets ?? 16;
     if (!Number.isInteger(this.buckets) || this.buckets < 1) throw new RangeError(`buckets must be an integer ≥ 1 (got ${this.buckets})`);
     this.layout = dedupKeyLayout(options.applicationId);
+    this.target = `${redisAddress(options.redis)}${options.setting === undefined ? '' : ` (${options.setting})`}`;
   }
 
   async claim(claims: readonly DedupClaim[], owner: string, claimTtlMs: number): Promise<ClaimStatus[]> {
@@ -176,8 +183,22 @@ export class RedisDedupStore implements DedupStore {
     try {
       return await Promise.all(calls);
     } catch (cause) {
-      throw new DedupStoreError(`redis dedup ${operation} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+      const reason = cause instanceof Error ? cause.message : String(cause);
+      const where = this.client.status === 'ready' ? `at ${this.target}` : `cannot reach Redis at ${this.target}`;
+      throw new DedupStoreError(`redis dedup ${operation} failed, ${where}: ${reason}`, { cause });
     }
+  }
+}
+
+/** A store's address for its errors: the URL without its password, or the cluster's startup nodes. */
+export function redisAddress(redis: RedisDedupStoreOptions['redis']): string {
+  if (typeof redis !== 'string') return `the Redis Cluster ${redis.clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+  try {
+    const url = new URL(redis);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return 'an unparsable Redis URL';
   }
 }
 

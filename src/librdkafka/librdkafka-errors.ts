@@ -75,6 +75,14 @@ export function memberCrashError(error: unknown, groupInstanceId: string | undef
 const GENERIC_FATAL_CODES = new Set<number>([ERR.FATAL, ERR.PURGE_QUEUE /* a failed producer's queued records, as a send reports them */]);
 
 /**
+ * A librdkafka log message without the thread it came from (`[thrd:127.0.0.1:9092/bootstrap]: `,
+ * `[thrd:main]: `), which would otherwise read as a `host:port` (`thrd:127`).
+ */
+export function withoutThreadPrefix(message: string): string {
+  return message.replace(/^\[thrd:[^\]]*\]: /, '');
+}
+
+/**
  * Remembers a client's fatal error as librdkafka states it: its `FATAL` log line (e.g. `Fatal
  * error: Broker: Static consumer fenced by other consumer with same group.instance.id`), since
  * the binding's calls fail with a bare `ERR__FATAL` ("Local: Fatal error") or purge what was in
@@ -86,7 +94,7 @@ export class FatalErrorWatch {
   /** A log event of the client. */
   logged(event: { readonly severity: number; readonly fac: string; readonly message: string }): void {
     if (event.fac === 'FATAL' || (event.severity <= 2 && /fatal/i.test(event.message)))
-      this.cause ??= Object.assign(new Error(event.message.replace(/^\[thrd:[^\]]*\]: /, '')), { code: ERR.FATAL, isFatal: true });
+      this.cause ??= Object.assign(new Error(withoutThreadPrefix(event.message)), { code: ERR.FATAL, isFatal: true });
   }
 
   /** The fatal error librdkafka logged, if it logged one. */

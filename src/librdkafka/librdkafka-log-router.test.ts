@@ -96,6 +96,15 @@ describe('LibrdkafkaLogRouter', () => {
     ]);
   });
 
+  it("names the broker, not the thread, of a log line that carries librdkafka's thread prefix", () => {
+    const { logger, lines } = capture('info');
+    const router = new LibrdkafkaLogRouter(logger);
+    router.logEvent({ ...refused, message: `[thrd:127.0.0.1:9999/bootstrap]: ${refused.message.replaceAll('9092', '9999')}` });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: WARN, broker: '127.0.0.1:9999' });
+    expect(lines[0]!['error']).toMatch(/^127\.0\.0\.1:9999\/1: Connect to/);
+  });
+
   it('probes a registered client during an outage and says the connection is back when it answers', async () => {
     const { logger, lines } = capture('info');
     const router = new LibrdkafkaLogRouter(logger, { probeIntervalMs: 10 });

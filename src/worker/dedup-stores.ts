@@ -28,6 +28,7 @@ export function createDedupStores(topology: CompiledTopology, config: WorkerConf
         ? (redis ??= new RedisDedupStore({
             applicationId: topology.applicationId,
             redis: config.redisCluster !== undefined ? { clusterNodes: config.redisCluster } : config.redisUrl,
+            setting: config.redisCluster !== undefined ? 'set --redis-cluster or REDIS_CLUSTER_NODES' : 'set --redis-url or REDIS_URL',
           }))
         : (memory ??= new MemoryDedupStore(clock));
     byProcessor.set(sub.processor.name, store);

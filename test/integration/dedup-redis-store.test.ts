@@ -28,6 +28,48 @@ dedupStoreContract('RedisDedupStore (standalone Redis)', async () => {
   };
 });
 
+describe('RedisDedupStore errors', () => {
+  it('name the address, without its password, and where it was set, when Redis cannot be reached', async () => {
+    const port = await freePort();
+    const store = new RedisDedupStore({
+      applicationId: 'weir-it-dedup-errors',
+      redis: `redis://weir:secret@127.0.0.1:${port}`,
+      commandTimeoutMs: 500,
+      setting: 'set --redis-url or REDIS_URL',
+    });
+    try {
+      const error = await store.claim([{ key: 'k', offset: 0 }], 'orders-0', 1_000).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(error?.message).toContain(
+        `redis dedup claim failed, cannot reach Redis at redis://weir:***@127.0.0.1:${port} (set --redis-url or REDIS_URL): `,
+      );
+      expect(error?.message).not.toContain('secret');
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('name the address without "cannot reach" when the server answers with an error', async () => {
+    const store = new RedisDedupStore({ applicationId: 'weir-it-dedup-errors', redis: redisUrl, setting: 'set --redis-url or REDIS_URL' });
+    try {
+      // A claim TTL Redis refuses (PX 0 is invalid): the connection is up, the command fails.
+      const error = await store.claim([{ key: 'k', offset: 0 }], 'orders-0', Number.NaN).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(error?.message).toMatch(
+        new RegExp(
+          `^redis dedup claim failed, at ${redisUrl.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} \\(set --redis-url or REDIS_URL\\): `,
+        ),
+      );
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('RedisDedupStore round trips (standalone Redis)', () => {
   const app = `weir-it-dedup-rt-${randomBytes(4).toString('hex')}`;
   const store = new RedisDedupStore({ applicationId: app, redis: redisUrl });
