@@ -1,4 +1,4 @@
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { sink } from '../dsl/sink.js';
 import { topology } from '../dsl/topology-builder.js';
@@ -6,9 +6,11 @@ import { ClientMismatchError } from '../errors.js';
 import type { GroupConsumer, GroupConsumerHandlers } from '../kafka/group-consumer.js';
 import type { KafkaClient } from '../kafka/kafka-client.js';
 import { compile } from '../topology/compile.js';
-import { MemberConsumer } from './member-consumer.js';
+import { JOIN_PROGRESS_INTERVAL_MS, MemberConsumer } from './member-consumer.js';
 import { memberIdentity } from './member-identity.js';
 import { loadWorkerConfig } from '../config/worker-config.js';
+import type { Clock } from '../runtime/ports.js';
+import { ManualClock } from '../testing/manual-clock.js';
 
 /** A group consumer that stopped under the worker (kafkajs after a crash): flow control throws. */
 function stoppedConsumer(calls: string[]): GroupConsumer {
@@ -28,7 +30,12 @@ function stoppedConsumer(calls: string[]): GroupConsumer {
 }
 
 /** A member of group `app` on a fake client whose consumers `consumer()` makes; `crashes` collects what the worker hears. */
-function memberOn(consumer: () => GroupConsumer, config = loadWorkerConfig({}, {}), now: () => number = () => 0) {
+function memberOn(
+  consumer: () => GroupConsumer,
+  config = loadWorkerConfig({}, {}),
+  now: () => number = () => 0,
+  parts: { readonly clock?: Clock; readonly logger?: Logger } = {},
+) {
   let adapter: GroupConsumerHandlers | undefined;
   const crashes: unknown[] = [];
   const client = {
@@ -49,8 +56,8 @@ function memberOn(consumer: () => GroupConsumer, config = loadWorkerConfig({}, {
     ),
     config,
     identity: memberIdentity('app', config),
-    logger: pino({ level: 'silent' }),
-    clock: { now },
+    logger: parts.logger ?? pino({ level: 'silent' }),
+    clock: parts.clock ?? { now },
     handlers: {
       onBatch: () => false,
       onRevoked: async () => undefined,
@@ -103,6 +110,34 @@ describe('MemberConsumer', () => {
     const other = new Error('coordinator loading');
     handlers().onCrash(other);
     expect(crashes.at(-1)).toBe(other);
+  });
+
+  it('says every JOIN_PROGRESS_INTERVAL_MS that it is still joining, until its consumer is assigned or stopped', async () => {
+    const clock = new ManualClock(0);
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const { member, handlers } = memberOn(() => stoppedConsumer([]), undefined, undefined, { clock, logger });
+    const waits = (): unknown[] =>
+      lines.filter((l) => String(l['msg']).startsWith('still joining the consumer group')).map((l) => l['waitedMs']);
+    await member.start();
+    clock.advance(JOIN_PROGRESS_INTERVAL_MS - 1);
+    expect(waits()).toEqual([]);
+    clock.advance(1);
+    clock.advance(JOIN_PROGRESS_INTERVAL_MS);
+    expect(waits()).toEqual([JOIN_PROGRESS_INTERVAL_MS, 2 * JOIN_PROGRESS_INTERVAL_MS]);
+    expect(lines.at(-1)).toMatchObject({ groupId: 'app', sessionTimeoutMs: loadWorkerConfig({}, {}).sessionTimeoutMs });
+    // Assigned (even nothing): no more lines.
+    handlers().onAssigned({ assignment: [], added: [], protocol: 'eager', memberId: 'm-1' });
+    clock.advance(5 * JOIN_PROGRESS_INTERVAL_MS);
+    expect(waits()).toHaveLength(2);
+    // A new consumer counts from its own start; a stop ends its lines.
+    await member.start();
+    clock.advance(JOIN_PROGRESS_INTERVAL_MS);
+    expect(waits().at(-1)).toBe(JOIN_PROGRESS_INTERVAL_MS);
+    await member.stop();
+    clock.advance(5 * JOIN_PROGRESS_INTERVAL_MS);
+    expect(waits()).toHaveLength(3);
+    expect(clock.nextTimerAt()).toBeUndefined();
   });
 
   it('stopWithin returns after its bound while a stuck consumer still stops, and that late stop leaves the next consumer alone', async () => {

@@ -12,6 +12,15 @@ import type { MemberIdentity } from './member-identity.js';
 import { MemberTransaction } from './member-transaction.js';
 import { withinTimeout } from '../failure/within-timeout.js';
 import type { WorkerConfig } from '../config/worker-config.js';
+import { runAfter } from '../runtime/run-after.js';
+
+/**
+ * How often a member that has no assignment yet says it is still joining its group, ms. A
+ * member that stopped without leaving (a crash, a shutdown that timed out) keeps its partitions
+ * until its session timeout, and the group's next rebalance waits for it: without this, the new
+ * member's log says nothing for that long.
+ */
+export const JOIN_PROGRESS_INTERVAL_MS = 10_000;
 
 /** What a {@link MemberConsumer} is built from. */
 export interface MemberConsumerOptions {
@@ -42,6 +51,8 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
   private consumer: GroupConsumer | undefined;
   private transaction: MemberTransaction | undefined;
   private readonly refusals: JoinRefusals;
+  /** Ends the "still joining" lines of the current consumer (its first assignment or a stop does). */
+  private endJoinProgress: (() => void) | undefined;
 
   constructor(private readonly options: MemberConsumerOptions) {
     this.refusals = new JoinRefusals(options.topology.applicationId, options.client.name, options.config.sessionTimeoutMs);
@@ -88,6 +99,7 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
         onRevoked: (event) => (current() ? handlers.onRevoked(event) : Promise.resolve()),
         onAssigned: (event) => {
           if (!current()) return;
+          this.endJoinProgress?.();
           this.refusals.joined();
           handlers.onAssigned(event);
         },
@@ -109,7 +121,35 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
       });
     }
     logger.info({ groupId: topology.applicationId }, 'joining the consumer group');
+    this.reportJoinProgress();
     await consumer.start();
+  }
+
+  /** Logs every {@link JOIN_PROGRESS_INTERVAL_MS} until the current consumer's first assignment. */
+  private reportJoinProgress(): void {
+    const { logger, topology, config, clock } = this.options;
+    this.endJoinProgress?.();
+    const since = clock.now();
+    let cancel = (): void => undefined;
+    const next = (): void => {
+      cancel = runAfter(
+        clock,
+        JOIN_PROGRESS_INTERVAL_MS,
+        () => {
+          logger.info(
+            { groupId: topology.applicationId, waitedMs: clock.now() - since, sessionTimeoutMs: config.sessionTimeoutMs },
+            'still joining the consumer group, no assignment yet (a member that stopped without leaving the group keeps its partitions until its session timeout)',
+          );
+          next();
+        },
+        { unref: true },
+      );
+    };
+    next();
+    this.endJoinProgress = () => {
+      cancel();
+      this.endJoinProgress = undefined;
+    };
   }
 
   /** A crash as the worker hears it: a refused join counts toward the session timeout ({@link JoinRefusals}). */
@@ -126,6 +166,7 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
    */
   async stop(options?: { readonly abandoned?: boolean }): Promise<void> {
     const { transaction, consumer } = this;
+    this.endJoinProgress?.();
     await transaction?.close();
     if (this.transaction === transaction) this.transaction = undefined;
     await consumer?.stop(options);
