@@ -155,6 +155,15 @@ describe('resolveRetryPolicy: defaults', () => {
     ]);
   });
 
+  it('reports maxMs below initialMs along with an invalid field elsewhere, not only once that is fixed', () => {
+    expect(problems({ backoff: { initialMs: 1_000, maxMs: 10, multiplier: Number.NaN } })).toEqual([
+      'retry.backoff.multiplier must be a number ≥ 1 (got NaN)',
+      'retry.backoff.maxMs (10) is less than retry.backoff.initialMs (1000)',
+    ]);
+    // A bound that is itself invalid is reported as such, not compared.
+    expect(problems({ backoff: { initialMs: 1_000, maxMs: -1 } })).toHaveLength(1);
+  });
+
   it('names the backoff field at fault, and the object when it is not one', () => {
     expect(problems({ backoff: { multiplier: 0.5, jitter: 'some' } })).toEqual([
       'retry.backoff.multiplier must be a number ≥ 1 (got 0.5)',

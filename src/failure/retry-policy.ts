@@ -47,6 +47,13 @@ export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPoli
       tiers: valid('tiers') ? raw['tiers'] !== undefined : undefined,
       maxParkedKeys: raw['maxParkedKeys'] !== undefined,
     });
+    const rawBackoff = raw['backoff'];
+    if (typeof rawBackoff === 'object' && rawBackoff !== null) {
+      // initialMs and maxMs valid on their own, whatever else in the backoff is not.
+      const { initialMs, maxMs } = rawBackoff as Partial<Record<string, unknown>>;
+      const range = backoffSchema.safeParse({ initialMs, maxMs });
+      if (range.success && maxMs !== undefined) across.push(...backoffRangeProblems(range.data.initialMs, range.data.maxMs));
+    }
     return [...fields, ...across];
   }
   const { backoff: b, tiers, ...o } = parsed.data;
@@ -54,7 +61,7 @@ export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPoli
   // Explicit tiers without maxAttempts: one retry per tier (`['1s', '10s', '1m']` → 4 attempts).
   const maxAttempts = options?.maxAttempts === undefined && tiers !== undefined ? tiers.length + 1 : o.maxAttempts;
   const maxMs = options?.backoff?.maxMs === undefined ? Math.max(b.maxMs, b.initialMs) : b.maxMs;
-  if (maxMs < b.initialMs) problems.push(`retry.backoff.maxMs (${maxMs}) is less than retry.backoff.initialMs (${b.initialMs})`);
+  problems.push(...backoffRangeProblems(b.initialMs, maxMs));
   const explicit = tiers?.map((tier) => parseDurationMs(tier) as number);
   if (explicit !== undefined) {
     if (maxAttempts - 1 < explicit.length) {
@@ -82,6 +89,11 @@ export function resolveRetryPolicy(options: RetryOptions | undefined): RetryPoli
     order: o.order,
     maxParkedKeys: o.order === 'key' ? (o.maxParkedKeys ?? DEFAULT_MAX_PARKED_KEYS) : null,
   });
+}
+
+/** The rule across `retry.backoff.initialMs` and `retry.backoff.maxMs` (both ms). */
+function backoffRangeProblems(initialMs: number, maxMs: number): string[] {
+  return maxMs < initialMs ? [`retry.backoff.maxMs (${maxMs}) is less than retry.backoff.initialMs (${initialMs})`] : [];
 }
 
 /**
