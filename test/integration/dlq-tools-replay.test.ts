@@ -43,6 +43,21 @@ describe(onClient('weir dlq replay'), () => {
     expect(empty).toMatchObject({ code: 0, stdout: `Replay of ${dlq} → original topics: nothing to replay, '${dlq}' is empty\n` });
   });
 
+  it('refuses the records of a topic that is not a dead-letter topic, and says so', async () => {
+    const plain = unique('orders');
+    await fx.createTopics([{ topic: plain, partitions: 1 }]);
+    await produce(fx.kafka, plain, [
+      { key: 'a', value: '1' },
+      { key: 'b', value: '2' },
+    ]);
+    const result = await runWeir(['dlq', 'replay', plain, '--dry-run']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/refused\s+2 \(no-original-topic: 2\)/);
+    expect(result.stderr).toContain(
+      `weir: note: 2 of 2 record(s) have no weir.original.topic header; is '${plain}' a dead-letter topic?\n`,
+    );
+  });
+
   it('dry-runs without publishing or committing, refuses records past their replay limit, resumes after Ctrl-C and after being fenced without replaying twice', async () => {
     const dlq = unique('replay.dlq');
     const target = unique('replay.target');

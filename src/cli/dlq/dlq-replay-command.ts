@@ -1,4 +1,5 @@
 import { rangeSize } from '../../kafka/topic-range.js';
+import { WEIR_HEADERS } from '../../record/weir-headers.js';
 import { EXIT, reportError } from '../../host/report-error.js';
 import { usageError, type When } from './dlq-options.js';
 import { openDlqTopic } from './dlq-tool.js';
@@ -96,6 +97,13 @@ export async function runReplay(
     });
     const result = await streamReplay(plan, tool, filter, txns, progress);
     out(replayReport(plan, result));
+    // As `weir dlq inspect` says it: records with no original topic are not weir's dead letters.
+    const headerless = result.tally.refusedBy.get('no-original-topic') ?? 0;
+    if (headerless > 0) {
+      process.stderr.write(
+        `weir: note: ${headerless} of ${result.tally.scanned} record(s) have no ${WEIR_HEADERS.originalTopic} header; is '${dlqTopic}' a dead-letter topic?\n`,
+      );
+    }
     if (result.fenced !== undefined) reportError(result.fenced, verbose);
     return result.interrupted || result.fenced !== undefined ? EXIT.failure : EXIT.ok;
   } catch (error) {
