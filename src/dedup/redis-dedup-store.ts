@@ -29,7 +29,7 @@ export interface RedisDedupStoreOptions {
   readonly buckets?: number;
   /** Command timeout, ms; default 2 000. A call that takes longer rejects with `DedupStoreError`. */
   readonly commandTimeoutMs?: number;
-  /** Where the address was set, for the error when Redis cannot be reached (e.g. `set --redis-url or REDIS_URL`). */
+  /** Where the address was set, named in every error after the address (e.g. `set --redis-url or REDIS_URL`). */
   readonly setting?: string;
 }
 
@@ -58,8 +58,8 @@ interface CallKeys {
  *
  * Errors: every method rejects with `DedupStoreError` when Redis cannot be reached or a
  * command times out (`commandTimeoutMs`). The message names the store's address (a URL without
- * its password, or the cluster's startup nodes), and says `cannot reach Redis at …` while the
- * client has no connection.
+ * its password, or the cluster's startup nodes) and says `no connection to …` while the client
+ * has none (Redis unreachable, or refusing its `AUTH`).
  *
  * @example
  * const store = new RedisDedupStore({ applicationId: 'orders-enricher', redis: 'redis://127.0.0.1:6379' });
@@ -184,18 +184,22 @@ export class RedisDedupStore implements DedupStore {
       return await Promise.all(calls);
     } catch (cause) {
       const reason = cause instanceof Error ? cause.message : String(cause);
-      const where = this.client.status === 'ready' ? `at ${this.target}` : `cannot reach Redis at ${this.target}`;
-      throw new DedupStoreError(`redis dedup ${operation} failed, ${where}: ${reason}`, { cause });
+      const where = this.client.status === 'ready' ? ` on ${this.target}` : `: no connection to ${this.target}`;
+      throw new DedupStoreError(`redis dedup ${operation} failed${where}: ${reason}`, { cause });
     }
   }
 }
 
-/** A store's address for its errors: the URL without its password, or the cluster's startup nodes. */
+/**
+ * A store's address for its errors: the URL with its password (in the user part or the query,
+ * both of which ioredis reads) hidden, or the cluster's startup nodes.
+ */
 export function redisAddress(redis: RedisDedupStoreOptions['redis']): string {
-  if (typeof redis !== 'string') return `the Redis Cluster ${redis.clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+  if (typeof redis !== 'string') return `Redis Cluster ${redis.clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
   try {
     const url = new URL(redis);
     if (url.password !== '') url.password = '***';
+    if (url.searchParams.has('password')) url.searchParams.set('password', '***');
     return url.toString();
   } catch {
     return 'an unparsable Redis URL';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemberFencedError } from '../errors.js';
-import { ERR, FatalErrorWatch, isFatalError, isFencedError, memberCrashError } from './librdkafka-errors.js';
+import { ERR, FatalErrorWatch, isFatalError, isFencedError, memberCrashError, threadOf, withoutThreadPrefix } from './librdkafka-errors.js';
 
 const error = (code: number, message = 'x', extra: object = {}) => Object.assign(new Error(message), { code, ...extra });
 
@@ -29,6 +29,17 @@ describe('librdkafka errors', () => {
     expect(memberCrashError(fenced, undefined)).toBe(fenced);
     const other = error(ERR.FATAL, 'Fatal error: Local: something else');
     expect(memberCrashError(other, 'app-host-1')).toBe(other);
+  });
+});
+
+describe('the thread prefix of librdkafka log messages', () => {
+  it('is cut off whole, IPv6 broker threads included, and names the thread', () => {
+    const ipv6 = '[thrd:[::1]:9092/bootstrap]: [::1]:9092/bootstrap: Connect to ipv6#[::1]:9092 failed: Connection refused';
+    expect(withoutThreadPrefix(ipv6)).toBe('[::1]:9092/bootstrap: Connect to ipv6#[::1]:9092 failed: Connection refused');
+    expect(threadOf(ipv6)).toBe('[::1]:9092/bootstrap');
+    expect(withoutThreadPrefix('[thrd:main]: Fatal error: Broker: x')).toBe('Fatal error: Broker: x');
+    expect(threadOf('no prefix [thrd:main]: here')).toBeUndefined();
+    expect(withoutThreadPrefix('no prefix')).toBe('no prefix');
   });
 });
 

@@ -74,12 +74,20 @@ export function memberCrashError(error: unknown, groupInstanceId: string | undef
 /** Error codes that stand for a fatal error whose cause librdkafka reported elsewhere (its `FATAL` log line). */
 const GENERIC_FATAL_CODES = new Set<number>([ERR.FATAL, ERR.PURGE_QUEUE /* a failed producer's queued records, as a send reports them */]);
 
+/** librdkafka's thread prefix of a log message: `[thrd:127.0.0.1:9092/bootstrap]: `, `[thrd:[::1]:9092/1]: `, `[thrd:main]: `. */
+const THREAD_PREFIX = /^\[thrd:(.*?)\]: /;
+
 /**
- * A librdkafka log message without the thread it came from (`[thrd:127.0.0.1:9092/bootstrap]: `,
- * `[thrd:main]: `), which would otherwise read as a `host:port` (`thrd:127`).
+ * A librdkafka log message without the thread it came from (see {@link threadOf}), which would
+ * otherwise read as a `host:port` (`thrd:127`).
  */
 export function withoutThreadPrefix(message: string): string {
-  return message.replace(/^\[thrd:[^\]]*\]: /, '');
+  return message.replace(THREAD_PREFIX, '');
+}
+
+/** The thread a librdkafka log message names in its prefix (`127.0.0.1:9092/bootstrap`, `main`), if it has one. */
+export function threadOf(message: string): string | undefined {
+  return THREAD_PREFIX.exec(message)?.[1];
 }
 
 /**

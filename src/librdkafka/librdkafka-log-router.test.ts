@@ -103,6 +103,9 @@ describe('LibrdkafkaLogRouter', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: WARN, broker: '127.0.0.1:9999' });
     expect(lines[0]!['error']).toMatch(/^127\.0\.0\.1:9999\/1: Connect to/);
+    // A text that names no broker is filed under the broker thread that logged it.
+    router.logEvent({ ...refused, message: '[thrd:10.0.0.7:9093/bootstrap]: Connection refused' });
+    expect(lines.at(-1)).toMatchObject({ level: WARN, broker: '10.0.0.7:9093', error: 'Connection refused' });
   });
 
   it('probes a registered client during an outage and says the connection is back when it answers', async () => {

@@ -1,6 +1,6 @@
 import type { Level, Logger } from 'pino';
 import { ConnectionOutages, hostPortIn, UNKNOWN_BROKER, type ConnectionOutagesOptions } from '../kafka/connection-outages.js';
-import { ERR, withoutThreadPrefix } from './librdkafka-errors.js';
+import { ERR, threadOf, withoutThreadPrefix } from './librdkafka-errors.js';
 import type { LibrdkafkaError, NativeLogEvent } from './librdkafka-native.js';
 
 /** Options of {@link LibrdkafkaLogRouter}. Times in ms. */
@@ -114,7 +114,9 @@ export class LibrdkafkaLogRouter {
 
   private failed(logged: string): void {
     const message = withoutThreadPrefix(logged);
-    this.outages.failed(hostPortIn(message) ?? UNKNOWN_BROKER, message);
+    // The broker the text names, else the broker thread that logged it.
+    const thread = threadOf(logged);
+    this.outages.failed(hostPortIn(message) ?? (thread === undefined ? undefined : hostPortIn(thread)) ?? UNKNOWN_BROKER, message);
     if (this.probeTimer === undefined && this.probes.size > 0) {
       this.probeTimer = setInterval(() => void this.probe(), this.probeIntervalMs);
       this.probeTimer.unref();

@@ -140,6 +140,27 @@ describe('MemberConsumer', () => {
     expect(clock.nextTimerAt()).toBeUndefined();
   });
 
+  it("stops saying it is still joining when its consumer fails to start, and a replaced consumer's late assignment leaves the new one's lines alone", async () => {
+    const clock = new ManualClock(0);
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const failing: GroupConsumer = { ...stoppedConsumer([]), start: async () => Promise.reject(new Error('no broker')) };
+    const consumers = [failing, stoppedConsumer([]), stoppedConsumer([])];
+    const { member, handlers } = memberOn(() => consumers.shift()!, undefined, undefined, { clock, logger });
+    const waits = (): number => lines.filter((l) => String(l['msg']).startsWith('still joining the consumer group')).length;
+    await expect(member.start()).rejects.toThrow('no broker');
+    clock.advance(3 * JOIN_PROGRESS_INTERVAL_MS);
+    expect(waits()).toBe(0);
+    // A consumer replaced while joining (stopWithin, then a new start) reports its assignment late.
+    await member.start();
+    const replaced = handlers();
+    await member.stopWithin(1_000);
+    await member.start();
+    replaced.onAssigned({ assignment: [], added: [], protocol: 'eager', memberId: 'm-old' });
+    clock.advance(JOIN_PROGRESS_INTERVAL_MS);
+    expect(waits()).toBe(1);
+  });
+
   it('stopWithin returns after its bound while a stuck consumer still stops, and that late stop leaves the next consumer alone', async () => {
     const log: string[] = [];
     let release: () => void = () => undefined;

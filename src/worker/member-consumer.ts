@@ -122,7 +122,13 @@ export class MemberConsumer implements TaskFetcher, OffsetCommitter {
     }
     logger.info({ groupId: topology.applicationId }, 'joining the consumer group');
     this.reportJoinProgress();
-    await consumer.start();
+    try {
+      await consumer.start();
+    } catch (error) {
+      // It will not join: no "still joining" for it while the worker backs off.
+      if (this.consumer === consumer) this.endJoinProgress?.();
+      throw error;
+    }
   }
 
   /** Logs every {@link JOIN_PROGRESS_INTERVAL_MS} until the current consumer's first assignment. */

@@ -56,6 +56,10 @@ describe(onClient('weir dlq replay'), () => {
     expect(result.stderr).toContain(
       `weir: note: 2 of 2 record(s) have no weir.original.topic header; is '${plain}' a dead-letter topic?\n`,
     );
+    // A real run commits its position past them, and says so.
+    const real = await runWeir(['dlq', 'replay', plain]);
+    expect(real.code).toBe(0);
+    expect(real.stderr).toMatch(/a dead-letter topic\? They are behind consumer group \S+ position now: .*--to .*--group/);
   });
 
   it('dry-runs without publishing or committing, refuses records past their replay limit, resumes after Ctrl-C and after being fenced without replaying twice', async () => {

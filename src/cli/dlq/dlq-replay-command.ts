@@ -100,8 +100,12 @@ export async function runReplay(
     // As `weir dlq inspect` says it: records with no original topic are not weir's dead letters.
     const headerless = result.tally.refusedBy.get('no-original-topic') ?? 0;
     if (headerless > 0) {
+      // A real run committed its position past them.
+      const behind = plan.dryRun
+        ? ''
+        : ` They are behind consumer group ${plan.group}'s position now: to send them somewhere, name the topic with --to and use another --group.`;
       process.stderr.write(
-        `weir: note: ${headerless} of ${result.tally.scanned} record(s) have no ${WEIR_HEADERS.originalTopic} header; is '${dlqTopic}' a dead-letter topic?\n`,
+        `weir: note: ${headerless} of ${result.tally.scanned} record(s) have no ${WEIR_HEADERS.originalTopic} header; is '${dlqTopic}' a dead-letter topic?${behind}\n`,
       );
     }
     if (result.fenced !== undefined) reportError(result.fenced, verbose);
