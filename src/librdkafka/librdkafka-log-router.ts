@@ -115,8 +115,7 @@ export class LibrdkafkaLogRouter {
   private failed(logged: string): void {
     const message = withoutThreadPrefix(logged);
     // The broker the text names, else the broker thread that logged it.
-    const thread = threadOf(logged);
-    this.outages.failed(hostPortIn(message) ?? (thread === undefined ? undefined : hostPortIn(thread)) ?? UNKNOWN_BROKER, message);
+    this.outages.failed(hostPortIn(message) ?? hostPortIn(threadOf(logged) ?? '') ?? UNKNOWN_BROKER, message);
     if (this.probeTimer === undefined && this.probes.size > 0) {
       this.probeTimer = setInterval(() => void this.probe(), this.probeIntervalMs);
       this.probeTimer.unref();
