@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { METRICS_RECORDING_LEVELS, type MetricsRecordingLevel } from './metrics-recording-level.js';
 import { CLIENT_FEATURES, clientsWith, KAFKA_CLIENTS, whyLacks, type KafkaClientName } from '../kafka/kafka-client.js';
+import { maskedSecrets } from './masked-secrets.js';
 
 /** A validated worker configuration. Times in ms. */
 export interface WorkerConfig {
@@ -245,7 +246,7 @@ export function readConfigSettings<K extends Key>(
     for (const issue of parsed.error.issues) {
       const key = issue.path[0] as Key;
       const name = origin[key] ?? CONFIG_SOURCES[key]?.env ?? String(key);
-      if (!problems.has(name)) problems.set(name, `${issue.message} (got ${JSON.stringify(raw[key])})`);
+      if (!problems.has(name)) problems.set(name, `${issue.message} (got ${JSON.stringify(maskedSecrets(raw[key]))})`);
     }
     const [first, ...others] = [...problems];
     throw new ConfigError(first![0], first![1], others);

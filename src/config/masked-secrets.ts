@@ -1,0 +1,8 @@
+/**
+ * `value` as a config error may echo it: the password of a URL's user part (`//user:***@`) and
+ * a `password=` query parameter (`password=***`) hidden, also in a URL too malformed to parse.
+ */
+export function maskedSecrets(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  return value.replace(/(\/\/[^/:@\s]*:)[^@\s]*@/g, '$1***@').replace(/([?&]password=)[^&#\s]*/gi, '$1***');
+}
