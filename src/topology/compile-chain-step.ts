@@ -56,9 +56,24 @@ function resolveDedup(node: string, options: unknown): DedupPolicy | null {
   });
 }
 
+/**
+ * @throws TopologyError naming the processor: a bad retry policy, or one given in both places (with
+ *   the problems of each, so that fixing the one kept does not reveal more)
+ */
 function resolveRetry(processor: string, options: ProcessOptions, branchRetry: BranchSpec['retry']): RetryPolicy {
   if (options.retry !== undefined && branchRetry !== undefined) {
-    throw new TopologyError(processor, 'retry policy given twice: in the process options and in branch({ retry }); keep one');
+    const problems = new TopologyProblems();
+    problems.attempt(() => {
+      throw new TopologyError(processor, 'retry policy given twice: in the process options and in branch({ retry }); keep one');
+    });
+    for (const [place, given] of [
+      ['in the process options', options.retry],
+      ['in branch({ retry })', branchRetry],
+    ] as const) {
+      const policy = resolveRetryPolicy(given);
+      problems.attempt(() => policyOrThrow(processor, Array.isArray(policy) ? policy.map((p) => `${place}: ${p}`) : policy));
+    }
+    problems.fail();
   }
   return policyOrThrow(processor, resolveRetryPolicy(options.retry ?? branchRetry));
 }

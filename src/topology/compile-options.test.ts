@@ -93,4 +93,13 @@ describe('compile: process and branch options (errors name the node, the option 
       /retry policy given twice/,
     );
   });
+
+  it("a retry policy given twice reports each place's own problems in the same run", () => {
+    const message = problemOf(
+      one({ retry: { maxAttempts: 0 } }, { success: 'out', retry: { maxAttempts: 3, backoff: { initialMs: 500, maxMs: 100 } } }),
+    ).message;
+    expect(message).toMatch(/retry policy given twice/);
+    expect(message).toMatch(/in the process options: .*maxAttempts/);
+    expect(message).toMatch(/in branch\(\{ retry \}\): .*maxMs/);
+  });
 });
