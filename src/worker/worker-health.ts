@@ -28,7 +28,7 @@ export interface WorkerHealthSnapshot {
   readonly groupId: string;
   /** The group member id of the current consumer; undefined before it joined. */
   readonly memberId: string | undefined;
-  /** Joins so far (0 before the first assignment). */
+  /** This member's assignments so far (0 before the first), not the group coordinator's generation id. */
   readonly generation: number;
   /** Assigned partitions, with their tasks' states. */
   readonly tasks: readonly Omit<TaskHealth, 'portRetry'>[];
