@@ -13,7 +13,32 @@ import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_BROKERS } from './lib/broker-instance.js';
 import { createTopics, endOffsets, produce, quietKafka, readTopics } from './lib/topic-io.js';
 
-const kafka = quietKafka(process.env['KAFKA_BROKERS'] ?? DEFAULT_BROKERS, 'weir-topics');
+const brokers = process.env['KAFKA_BROKERS'] ?? DEFAULT_BROKERS;
+const kafka = quietKafka(brokers, 'weir-topics');
+
+/**
+ * `action`, with what failed named in its error: `read orders: topic 'orders' does not exist`, and
+ * for a broker that cannot be reached, which one and how to pick another.
+ */
+function naming<F extends { partitions?: number; key?: string; limit?: number; timeoutMs?: number }>(
+  command: string,
+  action: (topic: string, flags: F) => Promise<void>,
+): (topic: string, flags: F) => Promise<void> {
+  return async (topic, flags) => {
+    try {
+      await action(topic, flags);
+    } catch (error) {
+      // kafkajs' "Topic creation errors" keeps the broker's reasons in `errors`.
+      const reasons = (error as { errors?: unknown }).errors;
+      const details = Array.isArray(reasons) ? `: ${reasons.map((r) => (r instanceof Error ? r.message : String(r))).join('; ')}` : '';
+      const message = `${error instanceof Error ? error.message : String(error)}${details}`;
+      const unreachable = /ECONNREFUSED|ENOTFOUND|Connection (error|timeout)|connect/i.test(message)
+        ? ` (broker ${brokers}: set KAFKA_BROKERS, or start the local one with npm run kafka:start)`
+        : '';
+      throw new Error(`${command} ${topic}: ${message}${unreachable}`, { cause: error });
+    }
+  };
+}
 
 const positive = (value: string): number => {
   const n = Number(value);
@@ -82,20 +107,20 @@ async function read(topic: string, flags: { limit?: number; timeoutMs: number })
 }
 
 const program = new Command('topics').description('create, fill and read topics for trying weir');
-program.command('create').argument('<topic>').option('--partitions <n>', 'partitions', positive, 1).action(create);
+program.command('create').argument('<topic>').option('--partitions <n>', 'partitions', positive, 1).action(naming('create', create));
 program
   .command('produce')
   .description('send JSON lines from stdin, one record each')
   .argument('<topic>')
   .option('--key <field>', 'take the record key from this field of each JSON value')
-  .action(produceLines);
+  .action(naming('produce', produceLines));
 program
   .command('read')
   .description('print the records of a topic as JSON lines, from the beginning to its current end')
   .argument('<topic>')
   .option('--limit <n>', 'at most n records', positive)
   .option('--timeout-ms <ms>', 'give up waiting after this long', positive, 15_000)
-  .action(read);
+  .action(naming('read', read));
 
 program.parseAsync().then(
   // Exit once stdout has drained: into a pipe it is asynchronous, and an early exit cuts it short.
