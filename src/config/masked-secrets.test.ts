@@ -8,6 +8,9 @@ describe('maskedSecrets', () => {
     expect(maskedSecrets('redis://:pw@host:99999')).toBe('redis://:***@host:99999');
     expect(maskedSecrets('redis://h:1/?db=1&password=pw2&x=1')).toBe('redis://h:1/?db=1&password=***&x=1');
     expect(maskedSecrets('redis://127.0.0.1:6379')).toBe('redis://127.0.0.1:6379');
+    expect(maskedSecrets('redis://u:my secret@127.0.0.1:abc')).toBe('redis://u:***@127.0.0.1:abc');
+    expect(maskedSecrets('redis://u:my\tsecret@127.0.0.1:6379/x')).toBe('redis://u:***@127.0.0.1:6379/x');
+    expect(maskedSecrets('redis://h:1/x?password=my secret&db=1')).toBe('redis://h:1/x?password=***&db=1');
     expect(maskedSecrets(42)).toBe(42);
   });
 

@@ -4,5 +4,6 @@
  */
 export function maskedSecrets(value: unknown): unknown {
   if (typeof value !== 'string') return value;
-  return value.replace(/(\/\/[^/:@\s]*:)[^@\s]*@/g, '$1***@').replace(/([?&]password=)[^&#\s]*/gi, '$1***');
+  // A password runs to the '@' (or the parameter to the next '&' or '#'), spaces and all.
+  return value.replace(/(\/\/[^/:@\s]*:)[^@]*@/g, '$1***@').replace(/([?&]password=)[^&#]*/gi, '$1***');
 }

@@ -55,6 +55,17 @@ describe('--redis-url', () => {
     expect(configError('redis://127.0.0.1:6379/cache')).toMatch(/--redis-url.*path must be a database number/);
   });
 
+  it('refuses a blank at either end, which ioredis does not trim', () => {
+    expect(ioredisReads(' redis://127.0.0.1:6379').error).toMatch(/Invalid URL/);
+    expect(configError(' redis://127.0.0.1:6379')).toMatch(/--redis-url.*must not start or end with a space/);
+    expect(configError('redis://127.0.0.1:6379\t')).toMatch(/must not start or end/);
+  });
+
+  it('refuses a database number past any server (Redis numbers them with a C int)', () => {
+    expect(configError('redis://127.0.0.1:6379/99999999999999999999')).toMatch(/path must be a database number/);
+    expect(loadWorkerConfig({ redisUrl: 'redis://127.0.0.1:6379/2147483647' }, {}).redisUrl).toMatch(/2147483647$/);
+  });
+
   it('refuses another scheme and a URL without a host', () => {
     expect(configError('http://127.0.0.1:6379')).toMatch(/must be a redis:\/\/ or rediss:\/\/ URL \(got/);
     expect(configError('redis://:6379')).toMatch(/does not parse|must name a host/);

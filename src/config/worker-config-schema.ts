@@ -16,6 +16,14 @@ const int = (min: number, max: number) =>
     .regex(/^\d+$/, 'must be a whole number in decimal digits')
     .transform(Number)
     .pipe(z.number().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`).int('must be a whole number'));
+/** A comma-separated list: its items trimmed, empty ones dropped. */
+const commaList = () =>
+  z.string().transform((s) =>
+    s
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  );
 const hostPort = /^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/;
 
 /**
@@ -24,33 +32,18 @@ const hostPort = /^[A-Za-z0-9.-]+:\d{1,5}$|^\[[0-9A-Fa-f:]+\]:\d{1,5}$/;
  * what a good value is; `readConfigSettings` adds which flag or variable held the bad one.
  */
 export const workerConfigSchema = z.object({
-  brokers: z
-    .string()
-    .transform((s) =>
-      s
-        .split(',')
-        .map((b) => b.trim())
-        .filter((b) => b.length > 0),
-    )
-    .pipe(
-      z
-        .array(
-          z
-            .string()
-            .regex(hostPort, 'each broker must be host:port')
-            .refine((b) => Number(b.slice(b.lastIndexOf(':') + 1)) <= 65_535, 'a port must be at most 65535'),
-        )
-        .min(1, 'at least one broker is required'),
-    ),
+  brokers: commaList().pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(hostPort, 'each broker must be host:port')
+          .refine((b) => Number(b.slice(b.lastIndexOf(':') + 1)) <= 65_535, 'a port must be at most 65535'),
+      )
+      .min(1, 'at least one broker is required'),
+  ),
   redisUrl,
-  redisCluster: z
-    .string()
-    .transform((s) =>
-      s
-        .split(',')
-        .map((n) => n.trim())
-        .filter((n) => n.length > 0),
-    )
+  redisCluster: commaList()
     .pipe(z.array(z.string().regex(hostPort, 'each cluster node must be host:port')).min(1, 'at least one cluster node is required'))
     .transform((nodes) =>
       nodes.map((n) => ({ host: n.slice(0, n.lastIndexOf(':')).replace(/^\[|\]$/g, ''), port: Number(n.slice(n.lastIndexOf(':') + 1)) })),

@@ -72,6 +72,8 @@ export class RedisDedupStore implements DedupStore {
   private readonly layout: ReturnType<typeof dedupKeyLayout>;
   /** The address its errors name, with where it was set. */
   private readonly target: string;
+  /** Redis refused the URL's database (`SELECT`): the client would work in database 0. */
+  private selectRefused: Error | undefined;
 
   constructor(options: RedisDedupStoreOptions) {
     const commandTimeout = options.commandTimeoutMs ?? 2_000;
@@ -84,7 +86,12 @@ export class RedisDedupStore implements DedupStore {
             options.redis.clusterNodes.map((n) => ({ host: n.host, port: n.port })),
             { enableAutoPipelining: true, lazyConnect: true, redisOptions },
           );
-    client.on('error', () => undefined); // failures surface as rejected calls (DedupStoreError)
+    // Failures surface as rejected calls (DedupStoreError). One does not: ioredis selects the URL's
+    // database on each connection and, when Redis refuses it (a number past its `databases`),
+    // only emits this event and goes on in database 0. Every call fails after that instead.
+    client.on('error', (error: unknown) => {
+      if (error instanceof Error && /\bDB index\b/i.test(error.message)) this.selectRefused = error;
+    });
     this.client = client;
     this.buckets = options.buckets ?? 16;
     if (!Number.isInteger(this.buckets) || this.buckets < 1) throw new RangeError(`buckets must be an integer ≥ 1 (got ${this.buckets})`);
@@ -181,9 +188,18 @@ export class RedisDedupStore implements DedupStore {
 
   private async run<T>(operation: string, calls: Array<Promise<T>>): Promise<T[]> {
     try {
-      return await Promise.all(calls);
+      const results = await Promise.all(calls);
+      // The refusal arrives before the calls' replies, on the same connection: their writes went to database 0.
+      if (this.selectRefused !== undefined) throw this.selectRefused;
+      return results;
     } catch (cause) {
-      const reason = cause instanceof Error ? cause.message : String(cause);
+      const refused = this.selectRefused;
+      const reason =
+        refused !== undefined && cause === refused
+          ? `Redis refused the database the URL selects (${refused.message}): the URL's /<db> must be below the server's 'databases' setting`
+          : cause instanceof Error
+            ? cause.message
+            : String(cause);
       const where = this.client.status === 'ready' ? ` on ${this.target}` : `: no connection to ${this.target}`;
       throw new DedupStoreError(`redis dedup ${operation} failed${where}: ${reason}`, { cause });
     }

@@ -72,6 +72,33 @@ describe('RedisDedupStore errors', () => {
       admin.disconnect();
     }
   });
+
+  it("fail every call when Redis refuses the URL's database, which ioredis would leave at database 0", async () => {
+    const admin = new Redis(redisUrl);
+    const databases = Number(((await admin.config('GET', 'databases')) as string[])[1]);
+    admin.disconnect();
+    const url = new URL(redisUrl);
+    url.pathname = `/${databases}`; // one past the last database the server has
+    const store = new RedisDedupStore({
+      applicationId: 'weir-it-dedup-errors-db',
+      redis: url.toString(),
+      setting: 'set --redis-url or REDIS_URL',
+    });
+    try {
+      for (const owner of ['orders-0', 'orders-1']) {
+        const error = await store.claim([{ key: 'k', offset: 0 }], owner, 1_000).then(
+          () => undefined,
+          (e: unknown) => e as Error,
+        );
+        expect(error?.message, owner).toContain(
+          `redis dedup claim failed on ${redisAddress(url.toString())} (set --redis-url or REDIS_URL): `,
+        );
+        expect(error?.message, owner).toMatch(/Redis refused the database the URL selects \(ERR DB index is out of range\)/);
+      }
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe('RedisDedupStore round trips (standalone Redis)', () => {
