@@ -61,7 +61,8 @@ function resolveDedup(node: string, options: unknown): DedupPolicy | null {
  *   the problems of each, so that fixing the one kept does not reveal more)
  */
 function resolveRetry(processor: string, options: ProcessOptions, branchRetry: BranchSpec['retry']): RetryPolicy {
-  if (options.retry !== undefined && branchRetry !== undefined) {
+  // null is no policy, as `??` below takes it.
+  if (options.retry != null && branchRetry != null) {
     const problems = new TopologyProblems();
     problems.attempt(() => {
       throw new TopologyError(processor, 'retry policy given twice: in the process options and in branch({ retry }); keep one');

@@ -93,6 +93,15 @@ describe('compile: processor chains', () => {
             .branch({ success: 'out', retry: { maxAttempts: 2 } }),
         ).message,
       ).toMatch(/node 'b': branch\(\{ retry \}\) is for a single processor/);
+      const misplaced = problemOf(
+        topology('app')
+          .source('in')
+          .process('a', fn)
+          .process('b', fn)
+          .branch({ success: 'out', retry: { maxAttempts: 0 } }),
+      ).message;
+      expect(misplaced).toMatch(/node 'b': branch\(\{ retry \}\) is for a single processor/);
+      expect(misplaced).toMatch(/in branch\(\{ retry \}\): .*maxAttempts/);
       expect(
         problemOf(topology('app').source('in').process('a', fn).process('b', fn, { dlq: 'x' }).branch({ success: 'out', dlq: 'y' }))
           .message,

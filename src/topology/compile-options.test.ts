@@ -94,6 +94,11 @@ describe('compile: process and branch options (errors name the node, the option 
     );
   });
 
+  it('a retry of null in the process options is no policy: the branch one is taken, not "given twice"', () => {
+    const compiled = compile(one({ retry: null as unknown as ProcessOptions['retry'] }, { success: 'out', retry: { maxAttempts: 7 } }));
+    expect(compiled.subtopologies.get(0)!.processor.retry.maxAttempts).toBe(7);
+  });
+
   it("a retry policy given twice reports each place's own problems in the same run", () => {
     const message = problemOf(
       one({ retry: { maxAttempts: 0 } }, { success: 'out', retry: { maxAttempts: 3, backoff: { initialMs: 500, maxMs: 100 } } }),

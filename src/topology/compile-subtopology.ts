@@ -4,11 +4,12 @@ import { branchSchema } from '../dsl/options-schema.js';
 import { resolveSerde, type Serde } from '../dsl/serdes.js';
 import type { BranchSpec, SubtopologyDefinition } from '../dsl/topology-builder.js';
 import { TopologyError } from '../errors.js';
+import { resolveRetryPolicy } from '../failure/retry-policy.js';
 import { compileChainStep, type StepSource } from './compile-chain-step.js';
 import { compileSuccessRoutes } from './compile-success-routes.js';
 import { compileKeyOrder } from './compile-key-order.js';
 import { makeSourceNode, makeSubtopology, type ChainStep, type Subtopology } from './compiled-topology.js';
-import { parseOptions, serdeOrThrow, type ClaimNodeName } from './parse-options.js';
+import { parseOptions, policyOrThrow, serdeOrThrow, type ClaimNodeName } from './parse-options.js';
 import { nodeNameProblem, topicNameProblem } from './topic-names.js';
 import { TopologyProblems } from './topology-problems.js';
 
@@ -88,13 +89,17 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
           throw new TopologyError(lastNode, 'has no success route: add .branch({ success: sink(topic) })');
         })
       : problems.attempt(() => parseOptions(lastNode, branchSchema, def.branch, { prefix: '', root: 'branch()' }) as BranchSpec);
-  if (chain.length > 1 && branch?.retry !== undefined)
+  if (chain.length > 1 && branch?.retry !== undefined) {
     problems.attempt(() => {
       throw new TopologyError(
         lastNode,
         "branch({ retry }) is for a single processor: in a chain, give each step's retry in its process options",
       );
     });
+    // Its own problems too, so that moving it into a step's options does not reveal more.
+    const policy = resolveRetryPolicy(branch.retry);
+    problems.attempt(() => policyOrThrow(lastNode, Array.isArray(policy) ? policy.map((p) => `in branch({ retry }): ${p}`) : policy));
+  }
 
   const steps = chain.map((step, index) =>
     problems.attempt(() =>
