@@ -9,7 +9,8 @@
  * KAFKA_BROKERS (default 127.0.0.1:9092) picks the broker.
  */
 import { readFileSync } from 'node:fs';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { topicNameProblem } from '../src/topology/topic-names.js';
 import { DEFAULT_BROKERS } from './lib/broker-instance.js';
 import { createTopics, endOffsets, produce, quietKafka, readTopics } from './lib/topic-io.js';
 
@@ -26,6 +27,9 @@ function naming<F extends { partitions?: number; key?: string; limit?: number; t
 ): (topic: string, flags: F) => Promise<void> {
   return async (topic, flags) => {
     try {
+      // The broker says only "invalid topic"; weir's own rule says what is wrong with the name.
+      const problem = topicNameProblem(topic);
+      if (problem !== undefined) throw new Error(problem);
       await action(topic, flags);
     } catch (error) {
       // kafkajs' "Topic creation errors" keeps the broker's reasons in `errors`.
@@ -50,15 +54,26 @@ async function create(topic: string, flags: { partitions: number }): Promise<voi
   const admin = kafka.admin();
   await admin.connect();
   try {
-    const existed = (await admin.listTopics()).includes(topic);
+    if ((await admin.listTopics()).includes(topic)) {
+      const [metadata] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
+      const has = metadata?.partitions.length ?? 0;
+      const asked = has === flags.partitions ? '' : ` (not ${flags.partitions}: left as it is)`;
+      console.log(`${topic} exists already, with ${has} partition(s)${asked}`);
+      return;
+    }
     await createTopics(admin, [{ topic, partitions: flags.partitions }]);
-    console.log(existed ? `${topic} exists already` : `created ${topic} with ${flags.partitions} partition(s)`);
+    console.log(`created ${topic} with ${flags.partitions} partition(s)`);
   } finally {
     await admin.disconnect();
   }
 }
 
 async function produceLines(topic: string, flags: { key?: string }): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  const exists = (await admin.listTopics()).includes(topic);
+  await admin.disconnect();
+  if (!exists) throw new Error(`topic '${topic}' does not exist (npm run topics -- create ${topic})`);
   const lines = readFileSync(0, 'utf8')
     .split('\n')
     .filter((line) => line.trim() !== '');
@@ -67,7 +82,7 @@ async function produceLines(topic: string, flags: { key?: string }): Promise<voi
     if (flags.key !== undefined) {
       try {
         const field = (JSON.parse(line) as Record<string, unknown>)[flags.key];
-        key = field === undefined || field === null ? null : String(field);
+        key = field === undefined || field === null ? null : typeof field === 'object' ? JSON.stringify(field) : String(field);
       } catch {
         console.error(`line ${i + 1} is not JSON; sent as it is, without a key`);
       }
@@ -106,7 +121,8 @@ async function read(topic: string, flags: { limit?: number; timeoutMs: number })
   }
 }
 
-const program = new Command('topics').description('create, fill and read topics for trying weir');
+// Usage errors exit 2, as weir's own: commander has printed them.
+const program = new Command('topics').description('create, fill and read topics for trying weir').exitOverride();
 program.command('create').argument('<topic>').option('--partitions <n>', 'partitions', positive, 1).action(naming('create', create));
 program
   .command('produce')
@@ -126,6 +142,7 @@ program.parseAsync().then(
   // Exit once stdout has drained: into a pipe it is asynchronous, and an early exit cuts it short.
   () => process.stdout.write('', () => process.exit(0)),
   (error: unknown) => {
+    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
     console.error(`topics: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   },

@@ -34,13 +34,23 @@ describe('npm run topics', () => {
       code: 0,
       stdout: expect.stringContaining(`created ${created}`),
     });
+    expect(await topics(['create', created, '--partitions', '3'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining(`${created} exists already, with 2 partition(s) (not 3: left as it is)`),
+    });
     const bad = await topics(['create', 'bad topic!']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/^topics: create bad topic!: Topic creation errors: .*invalid topic/m);
+    expect(bad.stderr).toMatch(/^topics: create bad topic!: topic name 'bad topic!' has characters other than/m);
+    const usage = await topics(['create', created, '--partitions', '0']);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/--partitions/);
     const missing = unique('topics-script-missing');
     const read = await topics(['read', missing, '--timeout-ms', '5000']);
     expect(read.code).toBe(1);
     expect(read.stderr).toContain(`topics: read ${missing}: topic '${missing}' does not exist`);
+    const produce = await topics(['produce', missing]);
+    expect(produce.code).toBe(1);
+    expect(produce.stderr).toContain(`topics: produce ${missing}: topic '${missing}' does not exist`);
   });
 
   it('names the broker it could not reach', async () => {
