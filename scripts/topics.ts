@@ -26,17 +26,19 @@ function naming<F extends { partitions?: number; key?: string; limit?: number; t
   action: (topic: string, flags: F) => Promise<void>,
 ): (topic: string, flags: F) => Promise<void> {
   return async (topic, flags) => {
+    // The broker says only "invalid topic"; weir's own rule says what is wrong with the name. A
+    // bad argument, so exit 2 as a usage error.
+    const problem = topicNameProblem(topic);
+    if (problem !== undefined) throw new CommanderError(2, 'topics.badTopic', `topics: ${command} ${topic}: ${problem}`);
     try {
-      // The broker says only "invalid topic"; weir's own rule says what is wrong with the name.
-      const problem = topicNameProblem(topic);
-      if (problem !== undefined) throw new Error(problem);
       await action(topic, flags);
     } catch (error) {
       // kafkajs' "Topic creation errors" keeps the broker's reasons in `errors`.
       const reasons = (error as { errors?: unknown }).errors;
       const details = Array.isArray(reasons) ? `: ${reasons.map((r) => (r instanceof Error ? r.message : String(r))).join('; ')}` : '';
       const message = `${error instanceof Error ? error.message : String(error)}${details}`;
-      const unreachable = /ECONNREFUSED|ENOTFOUND|Connection (error|timeout)|connect/i.test(message)
+      // kafkajs' own words for a broker it cannot reach (not the topic's name, which may hold any of them).
+      const unreachable = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|Connection error|Connection timeout|Failed to connect/.test(message)
         ? ` (broker ${brokers}: set KAFKA_BROKERS, or start the local one with npm run kafka:start)`
         : '';
       throw new Error(`${command} ${topic}: ${message}${unreachable}`, { cause: error });
@@ -71,7 +73,10 @@ async function create(topic: string, flags: { partitions: number }): Promise<voi
 async function produceLines(topic: string, flags: { key?: string }): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
-  const exists = (await admin.listTopics()).includes(topic);
+  const exists = await admin.listTopics().then(
+    (topics) => topics.includes(topic),
+    (error: unknown) => admin.disconnect().then(() => Promise.reject(error)),
+  );
   await admin.disconnect();
   if (!exists) throw new Error(`topic '${topic}' does not exist (npm run topics -- create ${topic})`);
   const lines = readFileSync(0, 'utf8')
@@ -96,7 +101,10 @@ async function produceLines(topic: string, flags: { key?: string }): Promise<voi
 async function read(topic: string, flags: { limit?: number; timeoutMs: number }): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
-  const ends = (await endOffsets(admin, [topic])).get(topic);
+  const ends = await endOffsets(admin, [topic]).then(
+    (all) => all.get(topic),
+    (error: unknown) => admin.disconnect().then(() => Promise.reject(error)),
+  );
   await admin.disconnect();
   if (ends === undefined) throw new Error(`topic '${topic}' does not exist`);
   const total = [...ends.values()].reduce((a, b) => a + b, 0);
@@ -142,7 +150,11 @@ program.parseAsync().then(
   // Exit once stdout has drained: into a pipe it is asynchronous, and an early exit cuts it short.
   () => process.stdout.write('', () => process.exit(0)),
   (error: unknown) => {
-    if (error instanceof CommanderError) process.exit(error.exitCode === 0 ? 0 : 2);
+    if (error instanceof CommanderError) {
+      // Commander printed its own; a bad topic name is printed here.
+      if (error.code === 'topics.badTopic') console.error(error.message);
+      process.exit(error.exitCode === 0 ? 0 : 2);
+    }
     console.error(`topics: ${error instanceof Error ? error.message : String(error)}`);
     process.exit(1);
   },

@@ -11,6 +11,9 @@ describe('maskedSecrets', () => {
     expect(maskedSecrets('redis://u:my secret@127.0.0.1:abc')).toBe('redis://u:***@127.0.0.1:abc');
     expect(maskedSecrets('redis://u:my\tsecret@127.0.0.1:6379/x')).toBe('redis://u:***@127.0.0.1:6379/x');
     expect(maskedSecrets('redis://h:1/x?password=my secret&db=1')).toBe('redis://h:1/x?password=***&db=1');
+    expect(maskedSecrets('redis://u:p@ss@h:6379/cache')).toBe('redis://u:***@h:6379/cache');
+    expect(maskedSecrets('redis://h:1/x?password=p@ss')).toBe('redis://h:1/x?password=***');
+    expect(maskedSecrets('redis://my user:pw@h:abc')).toBe('redis://my user:***@h:abc');
     expect(maskedSecrets(42)).toBe(42);
   });
 

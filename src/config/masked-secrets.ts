@@ -4,6 +4,7 @@
  */
 export function maskedSecrets(value: unknown): unknown {
   if (typeof value !== 'string') return value;
-  // A password runs to the '@' (or the parameter to the next '&' or '#'), spaces and all.
-  return value.replace(/(\/\/[^/:@\s]*:)[^@]*@/g, '$1***@').replace(/([?&]password=)[^&#]*/gi, '$1***');
+  // As a URL parser reads it: the user part ends at the last '@' before the path, query or
+  // fragment, blanks and all; a parameter at the next '&' or '#'.
+  return value.replace(/(\/\/[^/?#:@]*:)[^/?#]*@/g, '$1***@').replace(/([?&]password=)[^&#]*/gi, '$1***');
 }

@@ -9,23 +9,27 @@ import { z } from 'zod';
  * - no host;
  * - a user name or password with a malformed `%`-escape (ioredis decodes both with
  *   `decodeURIComponent`, which throws `URIError: URI malformed`);
- * - a path that is not a database number (ioredis reads the path as the database, NaN for a word);
- * - a blank at either end (ioredis throws `Invalid URL` on a leading one).
+ * - a path, or a `db=` parameter without one, that is not a database number (ioredis reads it
+ *   as the database: NaN for a word, which it skips, staying in database 0).
+ *
+ * Blanks at either end are dropped (ioredis fails on a leading one).
  *
  * A database number the server does not have (past its `databases`, 16 by default) is found
  * only by Redis: the dedup store's calls fail then (`RedisDedupStore`).
  */
-export const redisUrl = z.string().superRefine((value, ctx) => {
-  const problem = redisUrlProblem(value);
-  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-});
+export const redisUrl = z
+  .string()
+  // Blanks at either end (a CRLF env file, a secret with a newline) are dropped, as zod's URL check did.
+  .transform((value) => value.trim())
+  .superRefine((value, ctx) => {
+    const problem = redisUrlProblem(value);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 /** Redis numbers its databases with a C int: a path past this is no database of any server. */
 const MAX_DATABASE = 2_147_483_647;
 
 function redisUrlProblem(value: string): string | undefined {
-  // The URL parser here trims them; ioredis does not, and fails at the store's first use.
-  if (value.trim() !== value) return 'must not start or end with a space or another blank';
   let url: URL;
   try {
     url = new URL(value);
@@ -44,8 +48,16 @@ function redisUrlProblem(value: string): string | undefined {
       return `its ${part} has a '%' that is not a %-escape of two hex digits (write a literal '%' as %25)`;
     }
   }
-  if (url.pathname !== '' && url.pathname !== '/' && !(/^\/\d+$/.test(url.pathname) && Number(url.pathname.slice(1)) <= MAX_DATABASE)) {
-    return 'its path must be a database number, as in redis://127.0.0.1:6379/0';
-  }
+  const path = url.pathname === '' || url.pathname === '/' ? undefined : url.pathname.slice(1);
+  if (path !== undefined && !isDatabase(path))
+    return `its path must be a database number from 0 to ${MAX_DATABASE}, as in redis://127.0.0.1:6379/0`;
+  // ioredis takes ?db= when the path names none.
+  const query = url.searchParams.get('db');
+  if (path === undefined && query !== null && !isDatabase(query))
+    return `its db= parameter must be a database number from 0 to ${MAX_DATABASE}`;
   return undefined;
+}
+
+function isDatabase(text: string): boolean {
+  return /^\d+$/.test(text) && Number(text) <= MAX_DATABASE;
 }

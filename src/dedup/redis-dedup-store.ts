@@ -74,6 +74,7 @@ export class RedisDedupStore implements DedupStore {
   private readonly target: string;
   /** Redis refused the URL's database (`SELECT`): the client would work in database 0. */
   private selectRefused: Error | undefined;
+  private connecting: Promise<void> | undefined;
 
   constructor(options: RedisDedupStoreOptions) {
     const commandTimeout = options.commandTimeoutMs ?? 2_000;
@@ -89,6 +90,10 @@ export class RedisDedupStore implements DedupStore {
     // Failures surface as rejected calls (DedupStoreError). One does not: ioredis selects the URL's
     // database on each connection and, when Redis refuses it (a number past its `databases`),
     // only emits this event and goes on in database 0. Every call fails after that instead.
+    // The handshake (AUTH, SELECT) runs before any queued call is sent: a refusal is known by then.
+    client.on('connect', () => {
+      this.selectRefused = undefined;
+    });
     client.on('error', (error: unknown) => {
       if (error instanceof Error && /\bDB index\b/i.test(error.message)) this.selectRefused = error;
     });
@@ -178,6 +183,8 @@ export class RedisDedupStore implements DedupStore {
    * auto-pipelining finds a command's cluster slot by its first key only for commands it knows.
    */
   private async eval(s: Script, keys: readonly string[], args: ReadonlyArray<string | number>): Promise<unknown> {
+    await this.handshake();
+    if (this.selectRefused !== undefined) throw this.selectRefused;
     try {
       return await this.client.evalsha(s.sha, keys.length, ...keys, ...args);
     } catch (error) {
@@ -186,12 +193,19 @@ export class RedisDedupStore implements DedupStore {
     }
   }
 
+  /**
+   * The first connection's handshake, awaited once by every call (the client connects lazily): so
+   * that no call is sent before a refused `SELECT` is known. Its failure is the calls' own.
+   */
+  private handshake(): Promise<void> {
+    if (this.cluster) return Promise.resolve();
+    this.connecting ??= (this.client as Redis).connect().catch(() => undefined);
+    return this.connecting;
+  }
+
   private async run<T>(operation: string, calls: Array<Promise<T>>): Promise<T[]> {
     try {
-      const results = await Promise.all(calls);
-      // The refusal arrives before the calls' replies, on the same connection: their writes went to database 0.
-      if (this.selectRefused !== undefined) throw this.selectRefused;
-      return results;
+      return await Promise.all(calls);
     } catch (cause) {
       const refused = this.selectRefused;
       const reason =

@@ -89,7 +89,7 @@ export function compileSubtopology(def: SubtopologyDefinition, id: number, appli
           throw new TopologyError(lastNode, 'has no success route: add .branch({ success: sink(topic) })');
         })
       : problems.attempt(() => parseOptions(lastNode, branchSchema, def.branch, { prefix: '', root: 'branch()' }) as BranchSpec);
-  if (chain.length > 1 && branch?.retry !== undefined) {
+  if (chain.length > 1 && branch?.retry != null) {
     problems.attempt(() => {
       throw new TopologyError(
         lastNode,

@@ -79,8 +79,9 @@ describe('RedisDedupStore errors', () => {
     admin.disconnect();
     const url = new URL(redisUrl);
     url.pathname = `/${databases}`; // one past the last database the server has
+    const app = `weir-it-dedup-errors-db-${randomBytes(4).toString('hex')}`;
     const store = new RedisDedupStore({
-      applicationId: 'weir-it-dedup-errors-db',
+      applicationId: app,
       redis: url.toString(),
       setting: 'set --redis-url or REDIS_URL',
     });
@@ -95,6 +96,10 @@ describe('RedisDedupStore errors', () => {
         );
         expect(error?.message, owner).toMatch(/Redis refused the database the URL selects \(ERR DB index is out of range\)/);
       }
+      // Nothing reached the database ioredis would have gone on in.
+      const db0 = new Redis(redisUrl);
+      expect(await db0.keys(`*${app}*`)).toEqual([]);
+      db0.disconnect();
     } finally {
       await store.close();
     }

@@ -39,15 +39,16 @@ describe('npm run topics', () => {
       stdout: expect.stringContaining(`${created} exists already, with 2 partition(s) (not 3: left as it is)`),
     });
     const bad = await topics(['create', 'bad topic!']);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^topics: create bad topic!: topic name 'bad topic!' has characters other than/m);
     const usage = await topics(['create', created, '--partitions', '0']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/--partitions/);
-    const missing = unique('topics-script-missing');
+    const missing = unique('connect-offsets-missing');
     const read = await topics(['read', missing, '--timeout-ms', '5000']);
     expect(read.code).toBe(1);
     expect(read.stderr).toContain(`topics: read ${missing}: topic '${missing}' does not exist`);
+    expect(read.stderr, 'a topic named like a connection error is no unreachable broker').not.toContain('KAFKA_BROKERS');
     const produce = await topics(['produce', missing]);
     expect(produce.code).toBe(1);
     expect(produce.stderr).toContain(`topics: produce ${missing}: topic '${missing}' does not exist`);
