@@ -48,6 +48,7 @@ describe('--redis-url', () => {
   it('says a port that is not a number does not parse, rather than that the scheme is wrong', () => {
     expect(configError('redis://127.0.0.1:abc')).toMatch(/does not parse: check the host, the port/);
     expect(configError('redis://127.0.0.1:65536')).toMatch(/does not parse/);
+    expect(configError('redis://127.0.0.1:0')).toMatch(/port must be 1 to 65535/);
   });
 
   it('refuses a path that is not a database number, which ioredis would read as database NaN', () => {
@@ -69,6 +70,10 @@ describe('--redis-url', () => {
     expect(ioredisReads('redis://127.0.0.1:6379?db=cache')).toEqual({ db: Number.NaN });
     expect(configError('redis://127.0.0.1:6379?db=cache')).toMatch(/--redis-url.*db= parameter must be a database number/);
     expect(loadWorkerConfig({ redisUrl: 'redis://127.0.0.1:6379?db=3' }, {}).redisUrl).toMatch(/db=3$/);
+    expect(ioredisReads('redis://127.0.0.1:6379?db=3&db=cache')).toEqual({ db: Number.NaN });
+    expect(configError('redis://127.0.0.1:6379?db=3&db=cache')).toMatch(/db= parameter must be a database number/);
+    expect(ioredisReads('redis://127.0.0.1:6379/2?db=cache')).toEqual({ db: 2 });
+    expect(loadWorkerConfig({ redisUrl: 'redis://127.0.0.1:6379/2?db=cache' }, {}).redisUrl).toMatch(/\/2\?db=cache$/);
   });
 
   it('refuses another scheme and a URL without a host', () => {

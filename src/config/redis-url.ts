@@ -38,6 +38,7 @@ function redisUrlProblem(value: string): string | undefined {
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return 'must be a redis:// or rediss:// URL';
   if (url.hostname === '') return 'must name a host, as in redis://127.0.0.1:6379';
+  if (url.port === '0') return 'its port must be 1 to 65535';
   for (const [part, text] of [
     ['user name', url.username],
     ['password', url.password],
@@ -51,9 +52,8 @@ function redisUrlProblem(value: string): string | undefined {
   const path = url.pathname === '' || url.pathname === '/' ? undefined : url.pathname.slice(1);
   if (path !== undefined && !isDatabase(path))
     return `its path must be a database number from 0 to ${MAX_DATABASE}, as in redis://127.0.0.1:6379/0`;
-  // ioredis takes ?db= when the path names none.
-  const query = url.searchParams.get('db');
-  if (path === undefined && query !== null && !isDatabase(query))
+  // ioredis takes ?db= when the path names none (the last one, when repeated).
+  if (path === undefined && !url.searchParams.getAll('db').every(isDatabase))
     return `its db= parameter must be a database number from 0 to ${MAX_DATABASE}`;
   return undefined;
 }
