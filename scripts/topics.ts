@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import type { Admin } from 'kafkajs';
 import { topicNameProblem } from '../src/topology/topic-names.js';
 import { DEFAULT_BROKERS } from './lib/broker-instance.js';
 import { createTopics, endOffsets, produce, quietKafka, readTopics } from './lib/topic-io.js';
@@ -52,10 +53,19 @@ const positive = (value: string): number => {
   return n;
 };
 
-async function create(topic: string, flags: { partitions: number }): Promise<void> {
+/** `use` with a connected admin client, disconnected afterwards whether `use` succeeds or not. */
+async function withAdmin<T>(use: (admin: Admin) => Promise<T>): Promise<T> {
   const admin = kafka.admin();
   await admin.connect();
   try {
+    return await use(admin);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+async function create(topic: string, flags: { partitions: number }): Promise<void> {
+  await withAdmin(async (admin) => {
     if ((await admin.listTopics()).includes(topic)) {
       const [metadata] = (await admin.fetchTopicMetadata({ topics: [topic] })).topics;
       const has = metadata?.partitions.length ?? 0;
@@ -65,19 +75,11 @@ async function create(topic: string, flags: { partitions: number }): Promise<voi
     }
     await createTopics(admin, [{ topic, partitions: flags.partitions }]);
     console.log(`created ${topic} with ${flags.partitions} partition(s)`);
-  } finally {
-    await admin.disconnect();
-  }
+  });
 }
 
 async function produceLines(topic: string, flags: { key?: string }): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  const exists = await admin.listTopics().then(
-    (topics) => topics.includes(topic),
-    (error: unknown) => admin.disconnect().then(() => Promise.reject(error)),
-  );
-  await admin.disconnect();
+  const exists = await withAdmin(async (admin) => (await admin.listTopics()).includes(topic));
   if (!exists) throw new Error(`topic '${topic}' does not exist (npm run topics -- create ${topic})`);
   const lines = readFileSync(0, 'utf8')
     .split('\n')
@@ -99,13 +101,7 @@ async function produceLines(topic: string, flags: { key?: string }): Promise<voi
 }
 
 async function read(topic: string, flags: { limit?: number; timeoutMs: number }): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  const ends = await endOffsets(admin, [topic]).then(
-    (all) => all.get(topic),
-    (error: unknown) => admin.disconnect().then(() => Promise.reject(error)),
-  );
-  await admin.disconnect();
+  const ends = await withAdmin(async (admin) => (await endOffsets(admin, [topic])).get(topic));
   if (ends === undefined) throw new Error(`topic '${topic}' does not exist`);
   const total = [...ends.values()].reduce((a, b) => a + b, 0);
   const { records } = await readTopics(kafka, [topic], {

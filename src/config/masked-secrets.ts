@@ -1,3 +1,5 @@
+import { withoutPasswords } from '../dedup/redis-dedup-store.js';
+
 /** Longest value a config error echoes, characters; a longer one is cut with '…'. */
 const MAX_ECHO = 300;
 
@@ -17,11 +19,10 @@ function masked(value: string): string {
   if (!value.includes('@') && !/[?&]password=/i.test(value)) return value;
   try {
     const url = new URL(value.trim());
-    if (url.password !== '') url.password = '***';
-    if (url.searchParams.has('password')) url.searchParams.set('password', '***');
+    const shown = withoutPasswords(url);
     // An '@' past the host means the parser split what a reader may take for a password (an
     // unencoded '/' in it, say): hidden below like an unparsable value.
-    if (url.hostname !== '' && !`${url.pathname}${url.search}${url.hash}`.includes('@')) return url.toString();
+    if (url.hostname !== '' && !`${url.pathname}${url.search}${url.hash}`.includes('@')) return shown;
   } catch {
     // Masked below: the parts cannot be told apart, so all that may be a password is hidden.
   }

@@ -227,13 +227,20 @@ export class RedisDedupStore implements DedupStore {
 export function redisAddress(redis: RedisDedupStoreOptions['redis']): string {
   if (typeof redis !== 'string') return `Redis Cluster ${redis.clusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
   try {
-    const url = new URL(redis);
-    if (url.password !== '') url.password = '***';
-    if (url.searchParams.has('password')) url.searchParams.set('password', '***');
-    return url.toString();
+    return withoutPasswords(new URL(redis));
   } catch {
     return 'an unparsable Redis URL';
   }
+}
+
+/**
+ * `url` with the two passwords ioredis reads hidden (`***`): its user part's and a `password=`
+ * parameter's. Changes `url` itself, and returns it as text.
+ */
+export function withoutPasswords(url: URL): string {
+  if (url.password !== '') url.password = '***';
+  if (url.searchParams.has('password')) url.searchParams.set('password', '***');
+  return url.toString();
 }
 
 /** A TTL for `PX`: a whole number of ms, at least 1. */
