@@ -117,16 +117,6 @@ describe('KafkajsLogRouter', () => {
     expect(lines[0]!['error']).toContain('ECONNREFUSED');
   });
 
-  it('sends a write to a socket kafkajs closed itself (a request racing a stop) to debug, not to an outage', () => {
-    const { logger, lines } = capture('debug');
-    const router = new KafkajsLogRouter(logger);
-    router.route(entry(logLevel.ERROR, 'Connection', 'Connection error: write after end', { broker: BROKER }));
-    router.route(entry(logLevel.ERROR, 'Producer', 'Failed to send', { broker: BROKER, error: 'write after end' }));
-    expect(lines.map((l) => l.level)).toEqual([20, 20]);
-    router.route(refused);
-    expect(lines.filter((l) => l.level === WARN).map((l) => l.msg)).toEqual(['kafka broker unreachable; kafkajs retries']);
-  });
-
   it('does not count a response that carries an error as the connection being back', () => {
     const { logger, lines } = capture();
     const router = new KafkajsLogRouter(logger);

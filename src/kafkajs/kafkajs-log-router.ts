@@ -32,11 +32,6 @@ const GROUP_CHATTER =
  */
 const HANDLED_ELSEWHERE =
   /coordinator is (loading|not available)|not the correct coordinator|leadership election|not the leader for that topic-partition|concurrent operation on the same transaction|^Crash: |^Response CreateTopics\b/i;
-/**
- * A write to a socket kafkajs itself had ended (Node's `ERR_STREAM_WRITE_AFTER_END`): a request
- * racing a disconnect, as when a worker stops. It says nothing about the broker.
- */
-const OWN_CLOSED_SOCKET = /write after end/i;
 /** Messages and errors that say a broker cannot be reached. */
 const CONNECTION_TROUBLE =
   /Connection error|Connection timeout|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|Closed connection|Failed to connect|KafkaJSConnection|socket hang up|not connected/i;
@@ -51,8 +46,6 @@ const CONNECTION_TROUBLE =
  *   one `warn` when the outage begins, then at most one `warn` per broker per
  *   `connectionWarnIntervalMs` with the count of errors since the last one, and one `info`
  *   (`kafka broker connection is back`) at the first successful response from that broker;
- * - a write to a socket kafkajs had closed itself (`write after end`, a request racing a
- *   disconnect) goes to `debug`: it is no outage;
  * - other ERROR and WARN lines stay `warn` (kafkajs logs retried, recoverable errors at ERROR;
  *   weir reports failures that matter itself), INFO becomes `debug`, DEBUG `trace`.
  *
@@ -85,7 +78,6 @@ export class KafkajsLogRouter {
     const error = typeof fields['error'] === 'string' ? fields['error'] : '';
     if (GROUP_CHATTER.test(message) || GROUP_CHATTER.test(error) || HANDLED_ELSEWHERE.test(message) || HANDLED_ELSEWHERE.test(error))
       return this.emit('debug', namespace, fields, message);
-    if (OWN_CLOSED_SOCKET.test(message) || OWN_CLOSED_SOCKET.test(error)) return this.emit('debug', namespace, fields, message);
     if (CONNECTION_TROUBLE.test(message) || CONNECTION_TROUBLE.test(error)) return this.connectionError(namespace, fields, message, error);
     this.emit('warn', namespace, fields, message);
   }
